@@ -1,0 +1,336 @@
+#!/usr/bin/env node
+// agenttools/1 stdio adapter for pi (@mariozechner/pi-coding-agent 0.73.1).
+//
+// JSON-RPC 2.0, one object per line on stdin/stdout. Requests are served concurrently.
+// Only protocol lines go to stdout; everything else (console.*, stray writes) goes to stderr.
+
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { isAbsolute, join } from "node:path";
+import { createInterface } from "node:readline";
+
+// --- keep stdout for the protocol only -------------------------------------------------------
+
+const protocolWrite = process.stdout.write.bind(process.stdout);
+const toStderr = (...args) => {
+  process.stderr.write(args.map((a) => (typeof a === "string" ? a : safeInspect(a))).join(" ") + "\n");
+};
+console.log = toStderr;
+console.info = toStderr;
+console.debug = toStderr;
+// Any library that writes to process.stdout directly ends up on stderr instead.
+process.stdout.write = (chunk, encoding, cb) => process.stderr.write(chunk, encoding, cb);
+
+function safeInspect(value) {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}
+
+function send(message) {
+  protocolWrite(JSON.stringify(message) + "\n");
+}
+
+function log(msg) {
+  process.stderr.write(`[pi-adapter] ${msg}\n`);
+}
+
+// --- isolate pi from the network and the user's config before loading it ---------------------
+
+process.env.PI_OFFLINE = "1";
+const agentDir = mkdtempSync(join(tmpdir(), "pi-agenttools-"));
+process.env.PI_CODING_AGENT_DIR = agentDir;
+
+const PI_VERSION = "0.73.1";
+const pi = await import("@mariozechner/pi-coding-agent");
+const { validateToolArguments } = await import("@mariozechner/pi-ai");
+
+const MANIFEST = {
+  name: "pi",
+  version: PI_VERSION,
+  spec_version: "0.1",
+  tools: ["read", "write"],
+  features: ["read.images", "read.path_variants", "write.mkdirs"],
+  output: { line_numbers: "none" },
+  limits: { "read.max_lines": 2000, "read.max_bytes": 51200 },
+  settings: [],
+};
+
+// canonical tool name -> { create(cwd), translate(canonicalArgs) -> pi params }
+const TOOLS = {
+  read: {
+    create: (cwd) => pi.createReadTool(cwd),
+    // pi's read schema: {path: string, offset?: number (1-indexed line), limit?: number (lines)}
+    translate: (args) => renameKeys(args, {}),
+  },
+  write: {
+    create: (cwd) => pi.createWriteTool(cwd),
+    // pi's write schema: {path: string, content: string}
+    translate: (args) => renameKeys(args, {}),
+  },
+};
+
+function renameKeys(args, mapping) {
+  const out = {};
+  for (const [key, value] of Object.entries(args)) {
+    out[mapping[key] ?? key] = value;
+  }
+  return out;
+}
+
+// --- JSON-RPC plumbing ----------------------------------------------------------------------
+
+class RpcError extends Error {
+  constructor(code, message, data) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+const inflight = new Map(); // request id (JSON-encoded) -> AbortController
+const pending = new Set(); // promises of requests not yet answered
+const DRAIN_MS = 3000; // on shutdown / stdin end, how long in-flight calls may still finish
+let callCounter = 0;
+let shuttingDown = false;
+
+function idKey(id) {
+  return JSON.stringify(id);
+}
+
+function isPlainObject(v) {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+// Make `details` JSON-safe: drop functions/undefined/symbols, turn bigints into strings,
+// break cycles, keep Buffers/typed arrays out of the wire as plain arrays.
+function jsonSafe(value, seen = new WeakSet()) {
+  if (value === null) return null;
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      return Number.isFinite(value) ? value : String(value);
+    case "bigint":
+      return value.toString();
+    case "undefined":
+    case "function":
+    case "symbol":
+      return undefined;
+    default:
+      break;
+  }
+  if (seen.has(value)) return undefined;
+  seen.add(value);
+  try {
+    if (typeof value.toJSON === "function") return jsonSafe(value.toJSON(), seen);
+    if (ArrayBuffer.isView(value)) return Array.from(value);
+    if (Array.isArray(value)) {
+      return value.map((item) => {
+        const v = jsonSafe(item, seen);
+        return v === undefined ? null : v;
+      });
+    }
+    if (value instanceof Map) return jsonSafe(Object.fromEntries(value), seen);
+    if (value instanceof Set) return jsonSafe([...value], seen);
+    if (value instanceof Error) return { name: value.name, message: value.message };
+    const out = {};
+    for (const [k, v] of Object.entries(value)) {
+      const safe = jsonSafe(v, seen);
+      if (safe !== undefined) out[k] = safe;
+    }
+    return out;
+  } finally {
+    seen.delete(value);
+  }
+}
+
+function normaliseContent(content) {
+  if (!Array.isArray(content)) return [];
+  const out = [];
+  for (const block of content) {
+    if (!isPlainObject(block)) continue;
+    if (block.type === "text") {
+      out.push({ type: "text", text: String(block.text ?? "") });
+    } else if (block.type === "image") {
+      out.push({ type: "image", data: String(block.data ?? ""), mimeType: String(block.mimeType ?? "") });
+    } else {
+      const safe = jsonSafe(block);
+      if (safe !== undefined) out.push(safe);
+    }
+  }
+  return out;
+}
+
+function errorResult(error) {
+  const message = error instanceof Error ? error.message : String(error);
+  return { content: [{ type: "text", text: message }], isError: true, details: {} };
+}
+
+async function handleCall(params, signal) {
+  if (!isPlainObject(params)) throw new RpcError(-32602, "call params must be an object");
+  const { tool, arguments: args, cwd } = params;
+  if (typeof tool !== "string") throw new RpcError(-32602, "call params.tool must be a string");
+  if (args !== undefined && !isPlainObject(args)) {
+    throw new RpcError(-32602, "call params.arguments must be an object");
+  }
+  if (typeof cwd !== "string" || !isAbsolute(cwd)) {
+    throw new RpcError(-32602, "call params.cwd must be an absolute path");
+  }
+  if (params.env !== undefined && !isPlainObject(params.env)) {
+    throw new RpcError(-32602, "call params.env must be an object");
+  }
+  const spec = Object.hasOwn(TOOLS, tool) ? TOOLS[tool] : undefined;
+  if (!spec) throw new RpcError(-32602, `unknown tool '${tool}'`);
+
+  // pi's read and write never consult the environment, so `env` needs no translation here.
+  const piTool = spec.create(cwd);
+  const toolCallId = `agenttools-${++callCounter}`;
+  const piArgs = spec.translate(args ?? {});
+
+  try {
+    // Do what pi's agent loop does before execute: prepareArguments, then schema validation
+    // (with pi's own coercions). A failure there is a tool error result, as in the agent loop.
+    const prepared = piTool.prepareArguments ? piTool.prepareArguments(piArgs) : piArgs;
+    const validated = validateToolArguments(piTool, {
+      type: "toolCall",
+      id: toolCallId,
+      name: piTool.name,
+      arguments: prepared,
+    });
+    const result = await piTool.execute(toolCallId, validated, signal, () => {});
+    const details = jsonSafe(result?.details);
+    return {
+      content: normaliseContent(result?.content),
+      isError: false,
+      details: isPlainObject(details) ? details : {},
+    };
+  } catch (error) {
+    return errorResult(error);
+  }
+}
+
+async function dispatch(msg) {
+  const { id, method, params } = msg;
+  switch (method) {
+    case "initialize":
+      return { name: "pi", version: PI_VERSION, protocol: "agenttools/1", manifest: MANIFEST };
+    case "configure":
+      if (params !== undefined && !isPlainObject(params)) {
+        throw new RpcError(-32602, "configure params must be an object");
+      }
+      return { applied: {} }; // pi's read/write have no knobs
+    case "call": {
+      const controller = new AbortController();
+      const key = idKey(id);
+      inflight.set(key, controller);
+      try {
+        return await handleCall(params, controller.signal);
+      } finally {
+        inflight.delete(key);
+      }
+    }
+    case "shutdown":
+      await drainPending();
+      return null;
+    default:
+      throw new RpcError(-32601, `unknown method '${method}'`);
+  }
+}
+
+function handleNotification(msg) {
+  if (msg.method === "$/cancelRequest") {
+    const target = isPlainObject(msg.params) ? msg.params.id : undefined;
+    const controller = target === undefined ? undefined : inflight.get(idKey(target));
+    if (controller) {
+      log(`cancel request ${idKey(target)}`);
+      controller.abort();
+    }
+  }
+  // Other notifications are ignored, as JSON-RPC requires.
+}
+
+// Give requests still in flight a short time to answer, then abort what is left.
+async function drainPending() {
+  const others = [...pending];
+  if (others.length === 0) return;
+  let timer;
+  const timeout = new Promise((resolve) => {
+    timer = setTimeout(resolve, DRAIN_MS);
+  });
+  await Promise.race([Promise.allSettled(others), timeout]);
+  clearTimeout(timer);
+  for (const controller of inflight.values()) controller.abort();
+  await Promise.allSettled([...pending]);
+}
+
+async function finish(code) {
+  if (shuttingDown) return;
+  shuttingDown = true;
+  await drainPending();
+  try {
+    rmSync(agentDir, { recursive: true, force: true });
+  } catch {
+    // best effort
+  }
+  // Exit once everything already queued on stdout has been handed to the OS.
+  protocolWrite("", () => process.exit(code));
+}
+
+function handleLine(line) {
+  if (line.trim() === "") return;
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch (error) {
+    send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `parse error: ${error.message}` } });
+    return;
+  }
+  const validId = (v) => typeof v === "string" || typeof v === "number" || v === null;
+  if (!isPlainObject(msg) || msg.jsonrpc !== "2.0" || typeof msg.method !== "string") {
+    const id = isPlainObject(msg) && validId(msg.id) ? msg.id : null;
+    send({ jsonrpc: "2.0", id, error: { code: -32600, message: "invalid JSON-RPC 2.0 request" } });
+    return;
+  }
+  if (!("id" in msg)) {
+    handleNotification(msg);
+    return;
+  }
+  if (!validId(msg.id)) {
+    send({ jsonrpc: "2.0", id: null, error: { code: -32600, message: "invalid request id" } });
+    return;
+  }
+  const { id } = msg;
+  // Not awaited: the next line is read while this request is still running.
+  const settled = dispatch(msg).then(
+    (result) => {
+      send({ jsonrpc: "2.0", id, result });
+      if (msg.method === "shutdown") finish(0);
+    },
+    (error) => {
+      if (error instanceof RpcError) {
+        const err = { code: error.code, message: error.message };
+        if (error.data !== undefined) err.data = error.data;
+        send({ jsonrpc: "2.0", id, error: err });
+      } else {
+        log(`internal error serving ${msg.method}: ${error?.stack ?? error}`);
+        send({ jsonrpc: "2.0", id, error: { code: -32603, message: String(error?.message ?? error) } });
+      }
+    },
+  );
+  if (msg.method !== "shutdown") {
+    pending.add(settled);
+    settled.finally(() => pending.delete(settled));
+  }
+}
+
+process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
+process.on("uncaughtException", (error) => log(`uncaught exception: ${error?.stack ?? error}`));
+
+const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+rl.on("line", handleLine);
+rl.on("close", () => finish(0));
+log(`ready (pi ${PI_VERSION}, PI_CODING_AGENT_DIR=${agentDir})`);

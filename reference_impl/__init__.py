@@ -1,0 +1,18 @@
+"""The reference implementation of the agent tools: a plain library that never imports pytest.
+
+``create()`` is the factory the in-process adapter loads
+(``--agenttools-impl=pytest_agenttools.reference_impl:create``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .toolbox import ReferenceTools
+
+
+def create(limits: Mapping[str, int] | None = None) -> ReferenceTools:
+    return ReferenceTools(limits)
+
+
+__all__ = ["ReferenceTools", "create"]

@@ -1,0 +1,51 @@
+"""Every number the reference enforces, in one place, declared in the manifest and configurable.
+
+The suite reads these from the manifest and may shrink them with ``configure`` so that limit
+clauses can be exercised with small files.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+DEFAULT_LIMITS: Mapping[str, int] = {
+    "read.max_lines": 2000,
+    "read.max_bytes": 51200,
+    "read.max_line_chars": 2000,
+    "read.max_image_bytes": 5 * 1024 * 1024,
+    "read.pdf_max_pages": 20,
+    "read.pdf_whole_max_pages": 10,
+    "read.pdf_max_bytes": 51200,
+    "read.notebook_max_bytes": 51200,
+    "read.notebook_max_output_chars": 10000,
+    "write.diff_max_old_bytes": 1024 * 1024,
+    "write.patch_max_bytes": 256 * 1024,
+}
+
+
+class Limits:
+    """The live limit values of one implementation instance."""
+
+    def __init__(self, overrides: Mapping[str, int] | None = None) -> None:
+        self._values: dict[str, int] = dict(DEFAULT_LIMITS)
+        if overrides:
+            self.apply(overrides)
+
+    def __getitem__(self, name: str) -> int:
+        return self._values[name]
+
+    def as_dict(self) -> dict[str, int]:
+        return dict(self._values)
+
+    def apply(self, settings: Mapping[str, Any]) -> dict[str, int]:
+        """Set the known, valid settings; return what was applied (others are ignored)."""
+        applied: dict[str, int] = {}
+        for name, value in settings.items():
+            if name not in self._values:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                continue
+            self._values[name] = value
+            applied[name] = value
+        return applied

@@ -1,0 +1,109 @@
+"""Jupyter notebooks as cells with their outputs, read through nbformat, within one budget.
+
+A notebook's JSON is mostly noise to a model (metadata, base64, escaped newlines); rendering it as
+cells with sources and outputs keeps what matters. Images in outputs become image blocks and
+count against the same byte budget as text.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import re
+from typing import Any
+
+from .limits import Limits
+from .results import ToolError, image_block, text_block
+
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/webp")
+
+
+def _join(value: Any) -> str:
+    return "".join(value) if isinstance(value, list) else str(value or "")
+
+
+def _output_text(output: Any) -> tuple[str, list[tuple[str, bytes]]]:
+    kind = output.get("output_type")
+    images: list[tuple[str, bytes]] = []
+    if kind == "stream":
+        return _join(output.get("text")), images
+    if kind == "error":
+        trace = "\n".join(ANSI.sub("", line) for line in output.get("traceback", []))
+        return f"{output.get('ename')}: {output.get('evalue')}\n{trace}".rstrip(), images
+    data = output.get("data", {})
+    for mime in IMAGE_TYPES:
+        if mime in data:
+            try:
+                images.append((mime, base64.b64decode(_join(data[mime]))))
+            except (binascii.Error, ValueError):
+                pass
+    return _join(data.get("text/plain", "")), images
+
+
+def read_notebook(path: str, limits: Limits) -> dict[str, Any]:
+    import nbformat
+
+    try:
+        notebook = nbformat.read(path, as_version=4)
+    except Exception as exc:  # nbformat raises JSON, validation and version errors alike
+        raise ToolError(
+            "invalid_notebook",
+            f"{path} is not a readable Jupyter notebook ({type(exc).__name__}: {exc}). "
+            "Read it as text with bash `cat` if you need the raw JSON.",
+        ) from None
+    language = (
+        notebook.metadata.get("kernelspec", {}).get("language")
+        or notebook.metadata.get("language_info", {}).get("name")
+        or "python"
+    )
+    budget = limits["read.notebook_max_bytes"]
+    max_output = limits["read.notebook_max_output_chars"]
+    blocks: list[dict[str, Any]] = []
+    text_parts: list[str] = []
+    used = 0
+    shown = 0
+    cells = notebook.cells
+    for index, cell in enumerate(cells):
+        cell_id = cell.get("id") or f"cell-{index}"
+        head = f'<cell id="{cell_id}">'
+        if cell.cell_type != "code":
+            head += f"<cell_type>{cell.cell_type}</cell_type>"
+        elif language != "python":
+            head += f"<language>{language}</language>"
+        parts = [head + _join(cell.source)]
+        images: list[tuple[str, bytes]] = []
+        for output in cell.get("outputs", []):
+            text, found = _output_text(output)
+            images.extend(found)
+            if len(text) > max_output:
+                text = (
+                    f"[output of {len(text)} characters omitted (over {max_output}); "
+                    f"inspect it with bash, e.g. `jq '.cells[{index}].outputs' {path}`]"
+                )
+            if text:
+                parts.append(f"<output>{text.rstrip()}</output>")
+        parts.append("</cell>")
+        rendered = "\n".join(parts)
+        cost = len(rendered.encode("utf-8")) + sum(len(data) for _, data in images)
+        if used + cost > budget and shown:
+            break
+        used += cost
+        shown += 1
+        text_parts.append(rendered)
+        if images:
+            blocks.append(text_block("\n".join(text_parts)))
+            text_parts = []
+            blocks.extend(image_block(data, mime) for mime, data in images)
+    if shown < len(cells):
+        text_parts.append(
+            f"[Showing cells 1-{shown} of {len(cells)} ({budget / 1024:.1f}KB limit). "
+            f"Read the rest with bash, e.g. `jq '.cells[{shown}:]' {path}`.]"
+        )
+    if text_parts:
+        blocks.append(text_block("\n".join(text_parts)))
+    return {
+        "content": blocks,
+        "isError": False,
+        "details": {"path": path, "cells_total": len(cells), "cells_shown": shown},
+    }

@@ -1,0 +1,59 @@
+"""Decide from the first bytes whether a file is an image, binary, or text.
+
+Reading a binary file as text floods the context with garbage; refusing it with a hint is better.
+Images are recognised by magic bytes (not by name), so a PNG called ``x.txt`` is still an image.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+SAMPLE_BYTES = 4100
+CONTROL_RATIO = 0.30
+
+BINARY_EXTENSIONS = frozenset(
+    """
+    .7z .a .avi .bin .bmp .bz2 .class .dll .dylib .eot .exe .flac .gz .ico .jar .lz4 .mkv .mov
+    .mp3 .mp4 .o .obj .ogg .otf .psd .pyc .pyo .rar .so .sqlite .sqlite3 .tar .tgz .tif .tiff
+    .ttf .wasm .wav .whl .woff .woff2 .xz .zip .zst .safetensors .pt .pth .onnx .gguf .npy .npz
+    """.split()
+)
+
+
+@dataclass(frozen=True)
+class Kind:
+    kind: str  # "text" | "image" | "binary"
+    mime_type: str = ""
+    reason: str = ""
+
+
+def image_mime(sample: bytes) -> str | None:
+    if sample.startswith(b"\x89PNG\r\n\x1a\n"):
+        return "image/png"
+    if sample.startswith(b"\xff\xd8\xff"):
+        return "image/jpeg"
+    if sample.startswith((b"GIF87a", b"GIF89a")):
+        return "image/gif"
+    if sample[:4] == b"RIFF" and sample[8:12] == b"WEBP":
+        return "image/webp"
+    return None
+
+
+def classify(sample: bytes, path: str) -> Kind:
+    mime = image_mime(sample)
+    if mime:
+        return Kind("image", mime_type=mime)
+    extension = os.path.splitext(path)[1].lower()
+    if extension in BINARY_EXTENSIONS:
+        return Kind("binary", reason=f"its extension {extension} marks a binary format")
+    if sample.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return Kind("text")
+    if b"\x00" in sample:
+        return Kind("binary", reason="it contains NUL bytes")
+    if sample:
+        control = sum(1 for b in sample if (b < 0x20 and b not in (9, 10, 13)) or b == 0x7F)
+        if control / len(sample) > CONTROL_RATIO:
+            share = round(100 * control / len(sample))
+            return Kind("binary", reason=f"{share}% of its first bytes are control characters")
+    return Kind("text")

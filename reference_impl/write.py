@@ -1,0 +1,124 @@
+"""The ``write`` tool: replace a file's content atomically, keeping the encoding it had.
+
+A file that started with a UTF-8 BOM or was UTF-16LE stays that way, because tools that silently
+re-encode break Windows toolchains. The bytes land through a temp file and a rename, so a killed
+write leaves the old file or the new one, never a torn mix.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+from typing import Any
+
+from . import diffing, fsport, paths, textcodec
+from .arguments import Param, check
+from .context import CallContext
+from .results import ToolError, text_result
+
+PARAMS = (Param("path", str, required=True), Param("content", str, required=True))
+HEAD_BYTES = 4096
+
+
+def _encode(content: str, encoding: textcodec.Encoding) -> bytes:
+    try:
+        return textcodec.encode(content, encoding)
+    except UnicodeEncodeError as exc:
+        bad = content[exc.start : exc.end]
+        raise ToolError(
+            "invalid_argument",
+            f"content holds {bad!r} at index {exc.start}, which cannot be encoded as "
+            f"{encoding.codec} (an unpaired surrogate?). Remove or replace it and write again.",
+        ) from None
+
+
+def _check_parent(target: str) -> None:
+    """Give a precise error when a path component that must be a directory is a file."""
+    parent = os.path.dirname(target)
+    while parent and not os.path.exists(parent):
+        parent = os.path.dirname(parent)
+    if parent and not os.path.isdir(parent):
+        raise ToolError(
+            "not_a_directory",
+            f"Cannot create {target}: {parent} is a file, not a directory. Choose another path.",
+        )
+
+
+def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
+    args = check("write", PARAMS, arguments)
+    raw = paths.check_raw(args["path"])
+    content: str = args["content"]
+    path = paths.expand(raw, ctx.cwd, ctx.env)
+    with ctx.queue.hold(path) as target:
+        return _write_locked(path, target, content, ctx)
+
+
+def _write_locked(path: str, target: str, content: str, ctx: CallContext) -> dict[str, Any]:
+    if os.path.isdir(target):
+        raise ToolError(
+            "is_directory", f"{path} is a directory; write needs a file path inside it."
+        )
+    existing = os.path.lexists(target) and os.path.exists(target)
+    old_bytes = b""
+    mode: int | None = None
+    encoding = textcodec.UTF8
+    if existing:
+        info = fsport.guard_readable(target)
+        mode = stat.S_IMODE(info.st_mode)
+        limit = ctx.limits["write.diff_max_old_bytes"]
+        try:
+            with open(target, "rb") as handle:
+                old_bytes = handle.read(limit + 1 if info.st_size <= limit else HEAD_BYTES)
+        except PermissionError:
+            raise ToolError(
+                "permission_denied",
+                f"Permission denied: cannot open {path}. Check its permissions.",
+            ) from None
+        encoding = textcodec.detect_for_write(old_bytes)
+    data = _encode(content, encoding)
+    _check_parent(target)
+    try:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        fsport.atomic_replace(target, data, mode)
+    except PermissionError:
+        raise ToolError(
+            "permission_denied",
+            f"Permission denied: cannot write {path}. Check the permissions of its directory.",
+        ) from None
+    except OSError as exc:
+        raise ToolError("io_error", f"Cannot write {path}: {exc.strerror or exc}.") from None
+    details: dict[str, Any] = {
+        "path": path,
+        "created": not existing,
+        "bytes_written": len(data),
+        "encoding": encoding.name,
+        "bom": encoding.has_bom,
+    }
+    details.update(_change_details(path, old_bytes, existing, content, encoding, ctx))
+    suffix = " (overwrote existing file)" if existing else ""
+    return text_result(f"Successfully wrote {len(data)} bytes to {path}{suffix}", **details)
+
+
+def _change_details(
+    path: str,
+    old_bytes: bytes,
+    existing: bool,
+    content: str,
+    encoding: textcodec.Encoding,
+    ctx: CallContext,
+) -> dict[str, Any]:
+    if existing and len(old_bytes) > ctx.limits["write.diff_max_old_bytes"]:
+        return {"diff_omitted": "too_large"}
+    if b"\x00" in old_bytes[:HEAD_BYTES] and encoding.codec == "utf-8":
+        return {"diff_omitted": "binary"}
+    old_text = textcodec.decode(old_bytes, encoding) if existing else ""
+    new_text = content[1:] if encoding.has_bom and content.startswith("\ufeff") else content
+    change = diffing.compute(old_text, new_text, path, ctx.limits["write.patch_max_bytes"])
+    details: dict[str, Any] = {
+        "diff": change.diff,
+        "patch": change.patch,
+        "firstChangedLine": change.first_changed_line,
+    }
+    if change.patch_truncated:
+        details["patch_truncated"] = True
+    return details
