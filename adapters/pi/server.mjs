@@ -4,22 +4,27 @@
 // JSON-RPC 2.0, one object per line on stdin/stdout. Requests are served concurrently.
 // Only protocol lines go to stdout; everything else (console.*, stray writes) goes to stderr.
 
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { isAbsolute, join } from "node:path";
 import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 
 // --- keep stdout for the protocol only -------------------------------------------------------
 
 const protocolWrite = process.stdout.write.bind(process.stdout);
-const toStderr = (...args) => {
-  process.stderr.write(args.map((a) => (typeof a === "string" ? a : safeInspect(a))).join(" ") + "\n");
-};
-console.log = toStderr;
-console.info = toStderr;
-console.debug = toStderr;
-// Any library that writes to process.stdout directly ends up on stderr instead.
-process.stdout.write = (chunk, encoding, cb) => process.stderr.write(chunk, encoding, cb);
+
+function guardStdout() {
+  const toStderr = (...args) => {
+    process.stderr.write(args.map((a) => (typeof a === "string" ? a : safeInspect(a))).join(" ") + "\n");
+  };
+  console.log = toStderr;
+  console.info = toStderr;
+  console.debug = toStderr;
+  // Any library that writes to process.stdout directly ends up on stderr instead.
+  process.stdout.write = (chunk, encoding, cb) => process.stderr.write(chunk, encoding, cb);
+}
 
 function safeInspect(value) {
   try {
@@ -37,15 +42,10 @@ function log(msg) {
   process.stderr.write(`[pi-adapter] ${msg}\n`);
 }
 
-// --- isolate pi from the network and the user's config before loading it ---------------------
-
-process.env.PI_OFFLINE = "1";
-const agentDir = mkdtempSync(join(tmpdir(), "pi-agenttools-"));
-process.env.PI_CODING_AGENT_DIR = agentDir;
-
 const PI_VERSION = "0.73.1";
-const pi = await import("@mariozechner/pi-coding-agent");
-const { validateToolArguments } = await import("@mariozechner/pi-ai");
+let pi; // the pi-coding-agent module, loaded in serve()
+let validateToolArguments; // pi-ai's argument validation, as pi's agent loop uses it
+let agentDir;
 
 const MANIFEST = {
   name: "pi",
@@ -330,7 +330,46 @@ function handleLine(line) {
 process.on("unhandledRejection", (reason) => log(`unhandled rejection: ${reason?.stack ?? reason}`));
 process.on("uncaughtException", (error) => log(`uncaught exception: ${error?.stack ?? error}`));
 
-const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
-rl.on("line", handleLine);
-rl.on("close", () => finish(0));
-log(`ready (pi ${PI_VERSION}, PI_CODING_AGENT_DIR=${agentDir})`);
+async function serve() {
+  guardStdout();
+  // Isolate pi from the network and the user's config before loading it.
+  process.env.PI_OFFLINE = "1";
+  agentDir = mkdtempSync(join(tmpdir(), "pi-agenttools-"));
+  process.env.PI_CODING_AGENT_DIR = agentDir;
+  pi = await import("@mariozechner/pi-coding-agent");
+  ({ validateToolArguments } = await import("@mariozechner/pi-ai"));
+
+  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
+  rl.on("line", handleLine);
+  rl.on("close", () => finish(0));
+  log(`ready (pi ${PI_VERSION}, PI_CODING_AGENT_DIR=${agentDir}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE})`);
+}
+
+// pi's read opens files through libuv's thread pool (4 threads by default). A read of a FIFO with
+// no writer blocks one pool thread in open(2) for good, even after the call is cancelled, so four
+// such reads would stall every later file operation of this long-lived server and make unrelated
+// later tests time out. libuv sizes the pool once, when it first starts, and an ES module's own
+// loading already starts it, so the size has to be in the environment at process start: when it
+// is not, this script runs itself once more as a child with it set and stays a thin parent that
+// shares its stdin/stdout/stderr and passes on signals and the exit status. A blocked read still
+// behaves exactly as pi does; only the blast radius shrinks.
+function relaunch() {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: "inherit",
+    env: { ...process.env, UV_THREADPOOL_SIZE: "64" },
+  });
+  for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"]) {
+    process.on(signal, () => child.kill(signal));
+  }
+  child.on("error", (error) => {
+    process.stderr.write(`[pi-adapter] cannot start the server process: ${error.message}\n`);
+    process.exit(1);
+  });
+  child.on("exit", (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
+}
+
+if (process.env.UV_THREADPOOL_SIZE) {
+  await serve();
+} else {
+  relaunch();
+}

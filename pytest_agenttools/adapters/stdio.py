@@ -1,0 +1,288 @@
+"""Speak the agenttools stdio protocol to one long-lived child process.
+
+A reader thread matches answers to requests by id, so calls overlap freely. Whatever the child
+does wrong (crash, silence, garbage on stdout) ends the affected requests with an AdapterError
+that names the command and shows its last stderr lines; the next request starts a fresh child.
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import itertools
+import json
+import os
+import shlex
+import signal
+import subprocess
+import threading
+from collections.abc import Mapping
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
+from typing import Any
+
+from ..contract import PROTOCOL, ContractViolation, Manifest, ToolCall, ToolResult
+from .base import AdapterError, ProtocolError
+
+INITIALIZE_TIMEOUT = 30.0
+SHUTDOWN_GRACE = 5.0
+CANCEL_GRACE = 5.0
+STDERR_LINES = 50
+
+
+class _Child:
+    """One running child and its reader threads. Dead children are replaced, never revived."""
+
+    def __init__(self, argv: list[str], describe: str, env: Mapping[str, str] | None) -> None:
+        self.describe = describe
+        self.stderr_tail: collections.deque[str] = collections.deque(maxlen=STDERR_LINES)
+        self.pending: dict[int, Future[Any]] = {}
+        self.lock = threading.Lock()
+        self.failure: str | None = None
+        try:
+            self.proc = subprocess.Popen(
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=dict(env) if env is not None else None,
+            )
+        except OSError as exc:
+            raise AdapterError(f"{describe}: cannot start the command: {exc}") from exc
+        threading.Thread(target=self._read_stdout, daemon=True, name="agenttools-stdout").start()
+        threading.Thread(target=self._read_stderr, daemon=True, name="agenttools-stderr").start()
+
+    def alive(self) -> bool:
+        return self.failure is None and self.proc.poll() is None
+
+    def send(self, message: Mapping[str, Any]) -> None:
+        line = (json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False) + "\n").encode()
+        try:
+            with self.lock:
+                assert self.proc.stdin is not None
+                self.proc.stdin.write(line)
+                self.proc.stdin.flush()
+        except (BrokenPipeError, OSError, ValueError) as exc:
+            self.fail(f"its stdin is closed ({exc}); it has probably exited")
+
+    def stderr_text(self) -> str:
+        tail = "\n".join(self.stderr_tail)
+        return f"\n--- last stderr lines ---\n{tail}" if tail else "\n(no stderr output)"
+
+    def fail(self, why: str) -> None:
+        """Mark the child broken, fail every pending request, and stop it."""
+        with self.lock:
+            if self.failure is None:
+                self.failure = why
+            pending, self.pending = self.pending, {}
+        error = AdapterError(f"{self.describe}: {why}{self.stderr_text()}")
+        for future in pending.values():
+            if not future.done():
+                future.set_exception(error)
+        self.kill()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=5)
+
+    def _read_stdout(self) -> None:
+        assert self.proc.stdout is not None
+        for raw in self.proc.stdout:
+            try:
+                message = json.loads(raw.decode("utf-8"))
+                if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
+                    raise ValueError("not a JSON-RPC 2.0 object")
+            except (UnicodeDecodeError, ValueError) as exc:
+                shown = raw[:200].decode("utf-8", "replace")
+                self.fail(f"wrote a line to stdout that is not JSON-RPC ({exc}): {shown!r}")
+                return
+            ident = message.get("id")
+            with self.lock:
+                future = self.pending.pop(ident, None) if isinstance(ident, int) else None
+            if future is None:
+                if "error" in message and ident is None:
+                    self.fail(f"reported a protocol error: {message['error']}")
+                    return
+                continue
+            if "error" in message:
+                error = message["error"] if isinstance(message["error"], dict) else {}
+                future.set_exception(
+                    ProtocolError(
+                        f"{self.describe}: JSON-RPC error {error.get('code')}: {error.get('message')}",
+                        int(error.get("code", -32603)),
+                    )
+                )
+            else:
+                future.set_result(message.get("result"))
+        code = self.proc.wait()
+        self.fail(f"exited with status {code}" if code >= 0 else f"was killed by signal {-code}")
+
+    def _read_stderr(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            self.stderr_tail.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+
+class _Pending:
+    def __init__(self, adapter: StdioAdapter, child: _Child, ident: int, future: Future[Any],
+                 call: ToolCall) -> None:
+        self._adapter, self._child, self._id, self._future, self._call = (
+            adapter, child, ident, future, call)
+
+    def result(self, timeout: float | None = None) -> ToolResult:
+        deadline = timeout if timeout is not None else self._adapter.deadline_for(self._call)
+        try:
+            raw = self._future.result(deadline)
+        except FutureTimeout:
+            self.cancel()
+            try:
+                raw = self._future.result(CANCEL_GRACE)
+            except FutureTimeout:
+                self._child.fail(
+                    f"gave no answer to {self._call.describe()} within {deadline:.0f} s, nor "
+                    f"{CANCEL_GRACE:.0f} s after a cancel; the child was stopped"
+                )
+                raise AdapterError(
+                    f"{self._adapter.describe()}: no answer to {self._call.describe()} within "
+                    f"{deadline:.0f} s (raise --agenttools-call-timeout if it is just slow)"
+                    f"{self._child.stderr_text()}"
+                ) from None
+        try:
+            return ToolResult.from_wire(raw)
+        except ContractViolation as exc:
+            raise AdapterError(
+                f"{self._adapter.describe()}: {self._call.describe()} answered with an invalid "
+                f"result: {exc}"
+            ) from exc
+
+    def cancel(self) -> None:
+        if not self._future.done():
+            self._child.send({"method": "$/cancelRequest", "params": {"id": self._id}})
+
+    def done(self) -> bool:
+        return self._future.done()
+
+
+class StdioAdapter:
+    def __init__(
+        self,
+        command: str,
+        manifest_override: Mapping[str, Any] | None = None,
+        call_timeout: float = 60.0,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        self.command = command
+        self.argv = shlex.split(command)
+        if not self.argv:
+            raise AdapterError("--agenttools-cmd is empty; give the command that starts your server")
+        self._override = manifest_override
+        self.call_timeout = call_timeout
+        self._env = env
+        self._ids = itertools.count(1)
+        self._child: _Child | None = None
+        self._lock = threading.Lock()
+        self.restarts = 0
+
+    def describe(self) -> str:
+        return f"stdio adapter `{self.command}`"
+
+    def deadline_for(self, call: ToolCall) -> float:
+        extra = call.arguments.get("timeout") if call.tool in ("bash", "task_output") else None
+        if isinstance(extra, (int, float)) and not isinstance(extra, bool) and 0 < extra < 1e6:
+            return self.call_timeout + float(extra)
+        return self.call_timeout
+
+    def _request(self, child: _Child, method: str, params: Any) -> tuple[int, Future[Any]]:
+        ident = next(self._ids)
+        future: Future[Any] = Future()
+        with child.lock:
+            if child.failure:
+                future.set_exception(AdapterError(f"{self.describe()}: {child.failure}"))
+                return ident, future
+            child.pending[ident] = future
+        message: dict[str, Any] = {"id": ident, "method": method}
+        if params is not None:
+            message["params"] = params
+        child.send(message)
+        return ident, future
+
+    def _spawn(self) -> tuple[_Child, Manifest]:
+        child = _Child(self.argv, self.describe(), self._env)
+        _, future = self._request(child, "initialize", {"protocol": PROTOCOL})
+        try:
+            answer = future.result(INITIALIZE_TIMEOUT)
+        except FutureTimeout:
+            child.fail(f"did not answer initialize within {INITIALIZE_TIMEOUT:.0f} s")
+            raise AdapterError(
+                f"{self.describe()}: no answer to initialize within {INITIALIZE_TIMEOUT:.0f} s"
+                f"{child.stderr_text()}"
+            ) from None
+        if not isinstance(answer, dict):
+            child.fail("answered initialize without an object")
+            raise AdapterError(f"{self.describe()}: initialize must return an object, got {answer!r}")
+        raw_manifest = answer.get("manifest")
+        if isinstance(raw_manifest, dict):
+            manifest = Manifest.from_wire(raw_manifest, source=self.describe())
+            if self._override:
+                manifest = manifest.merged_with(self._override)
+        elif self._override:
+            manifest = Manifest.from_wire(self._override, source="manifest file")
+        else:
+            child.fail("returned no manifest")
+            raise AdapterError(
+                f"{self.describe()}: initialize returned no manifest and no --agenttools-manifest "
+                "file was given"
+            )
+        return child, manifest
+
+    def start(self) -> Manifest:
+        with self._lock:
+            self._child, manifest = self._spawn()
+        return manifest
+
+    def _live_child(self) -> _Child:
+        with self._lock:
+            if self._child is None or not self._child.alive():
+                if self._child is not None:
+                    self.restarts += 1
+                self._child, _ = self._spawn()
+            return self._child
+
+    def configure(self, settings: Mapping[str, Any]) -> dict[str, Any]:
+        child = self._live_child()
+        _, future = self._request(child, "configure", {"settings": dict(settings)})
+        try:
+            answer = future.result(self.call_timeout)
+        except FutureTimeout:
+            child.fail("did not answer configure")
+            raise AdapterError(f"{self.describe()}: no answer to configure") from None
+        applied = answer.get("applied", {}) if isinstance(answer, dict) else {}
+        return dict(applied) if isinstance(applied, dict) else {}
+
+    def submit(self, call: ToolCall) -> _Pending:
+        child = self._live_child()
+        ident, future = self._request(child, "call", call.to_wire())
+        return _Pending(self, child, ident, future, call)
+
+    def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
+        return self.submit(call).result(timeout)
+
+    def close(self) -> None:
+        with self._lock:
+            child, self._child = self._child, None
+        if child is None or not child.alive():
+            return
+        _, future = self._request(child, "shutdown", None)
+        with contextlib.suppress(Exception):
+            future.result(SHUTDOWN_GRACE)
+        try:
+            child.proc.wait(timeout=SHUTDOWN_GRACE)
+        except subprocess.TimeoutExpired:
+            child.kill()
+        for stream in (child.proc.stdin, child.proc.stdout, child.proc.stderr):
+            with contextlib.suppress(Exception):
+                stream.close()  # type: ignore[union-attr]

@@ -1,0 +1,147 @@
+"""Known failures and skips as data, checked both ways.
+
+An expectations file (TOML) lists ``[[xfail]]`` and ``[[skip]]`` entries, each with an ``id``
+(a clause id like ``READ-LN-01``, or a node id / node-id prefix like
+``test_read.py::test_line_numbers``) and a ``reason``. Entries that match no test are
+*unmatched*; xfail entries whose tests all passed are *stale*. Both are reported, and both fail
+the run under ``--agenttools-strict``, naming the entry to delete.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from . import markers
+
+KINDS = ("xfail", "skip")
+PROPERTY = "agenttools_expectation"
+
+
+@dataclass
+class Entry:
+    kind: str
+    id: str
+    reason: str
+    index: int
+    matched: list[str] = field(default_factory=list)
+
+    def label(self) -> str:
+        return f"[[{self.kind}]] #{self.index + 1} id={self.id!r}"
+
+
+def short_nodeid(nodeid: str) -> str:
+    """The part of a node id after the suite's package directory, stable across install paths."""
+    for marker in ("conformance/", "conformance::"):
+        if marker in nodeid:
+            return nodeid.split(marker, 1)[1]
+    return nodeid
+
+
+def matches(entry_id: str, nodeid: str, clause_id: str | None) -> bool:
+    if clause_id is not None and entry_id == clause_id:
+        return True
+    short = short_nodeid(nodeid)
+    for candidate in (nodeid, short):
+        if candidate == entry_id:
+            return True
+        if candidate.startswith(entry_id) and candidate[len(entry_id)] in ":[":
+            return True
+    return False
+
+
+def load(path: str) -> list[Entry]:
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise pytest.UsageError(f"--agenttools-expectations: no such file {path!r}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise pytest.UsageError(f"--agenttools-expectations={path!r}: invalid TOML: {exc}") from None
+    unknown = sorted(set(data) - set(KINDS))
+    if unknown:
+        raise pytest.UsageError(
+            f"{path}: unknown table(s) {unknown}; use [[xfail]] and [[skip]] entries"
+        )
+    entries = []
+    for kind in KINDS:
+        for index, raw in enumerate(data.get(kind, [])):
+            ident, reason = raw.get("id"), raw.get("reason")
+            if not isinstance(ident, str) or not ident:
+                raise pytest.UsageError(f"{path}: [[{kind}]] #{index + 1} needs an id")
+            if not isinstance(reason, str) or not reason.strip():
+                raise pytest.UsageError(
+                    f"{path}: [[{kind}]] #{index + 1} id={ident!r} needs a reason "
+                    "(say which behaviour breaks the clause)"
+                )
+            entries.append(Entry(kind, ident, reason.strip(), index))
+    return entries
+
+
+class Expectations:
+    """Applies entries at collection and judges them after the run (on the controller)."""
+
+    def __init__(self, path: str, strict: bool) -> None:
+        self.path = path
+        self.strict = strict
+        self.entries = load(path)
+        self.outcomes: dict[str, list[str]] = {}
+
+    def apply(self, items: Iterable[pytest.Item]) -> None:
+        for item in items:
+            clause_id = markers.clause_of(item)
+            for entry in self.entries:
+                if not matches(entry.id, item.nodeid, clause_id):
+                    continue
+                entry.matched.append(item.nodeid)
+                item.user_properties.append((PROPERTY, f"{entry.kind}:{entry.id}"))
+                reason = f"expected ({self.path}): {entry.reason}"
+                if entry.kind == "skip":
+                    item.add_marker(pytest.mark.skip(reason=reason))
+                else:
+                    item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+                break
+
+    def record(self, entry_key: str, outcome: str) -> None:
+        self.outcomes.setdefault(entry_key, []).append(outcome)
+
+    def unmatched(self, matched_keys: set[str] | None = None) -> list[Entry]:
+        if matched_keys is None:
+            return [e for e in self.entries if not e.matched]
+        return [e for e in self.entries if f"{e.kind}:{e.id}" not in matched_keys]
+
+    def stale(self) -> list[Entry]:
+        found = []
+        for entry in self.entries:
+            if entry.kind != "xfail":
+                continue
+            seen = self.outcomes.get(f"xfail:{entry.id}", [])
+            if seen and all(o in ("xpassed", "passed") for o in seen):
+                found.append(entry)
+        return found
+
+    def problems(self, matched_keys: set[str] | None = None) -> list[str]:
+        lines = []
+        for entry in self.stale():
+            lines.append(
+                f"stale expectation {entry.label()} in {self.path}: every test it matches now "
+                "passes; delete the entry"
+            )
+        for entry in self.unmatched(matched_keys):
+            lines.append(
+                f"unmatched expectation {entry.label()} in {self.path}: it matches no test; "
+                "fix the id or delete the entry"
+            )
+        return lines
+
+    def summary(self, matched_keys: set[str] | None = None) -> dict[str, Any]:
+        return {
+            "file": self.path,
+            "entries": len(self.entries),
+            "stale": [e.id for e in self.stale()],
+            "unmatched": [e.id for e in self.unmatched(matched_keys)],
+        }

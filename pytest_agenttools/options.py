@@ -1,0 +1,104 @@
+"""The ``agenttools`` option group: every flag has an ini twin; the command line wins."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+# (flag suffix, ini name, help, kind); kind is "string", "bool" or "float"
+OPTIONS: tuple[tuple[str, str, str, str], ...] = (
+    ("impl", "agenttools_impl",
+     "in-process implementation factory, 'package.module:factory'", "string"),
+    ("cmd", "agenttools_cmd",
+     "command that starts a stdio (JSON-RPC) implementation server", "string"),
+    ("manifest", "agenttools_manifest",
+     "TOML manifest file laid over (or standing in for) the implementation's own", "string"),
+    ("expectations", "agenttools_expectations",
+     "TOML file of expected failures and skips (by clause id or node id)", "string"),
+    ("report", "agenttools_report", "write the JSON conformance report to this file", "string"),
+    ("strict", "agenttools_strict",
+     "fail the run on stale or unmatched expectation entries", "bool"),
+    ("slow", "agenttools_slow", "also run clauses marked slow", "bool"),
+    ("call-timeout", "agenttools_call_timeout",
+     "seconds to wait for one call before the adapter gives up (default 60)", "float"),
+    ("golden-dir", "agenttools_golden_dir",
+     "directory of golden snapshots (default: the ones shipped with the kit)", "string"),
+    ("hypothesis-profile", "agenttools_hypothesis_profile",
+     "hypothesis profile for the property suites: ci (default), dev or fuzz", "string"),
+)
+
+
+def add_options(parser: pytest.Parser) -> None:
+    group = parser.getgroup("agenttools", "agent tools conformance")
+    for suffix, ini, text, kind in OPTIONS:
+        flag = f"--agenttools-{suffix}"
+        dest = ini
+        if kind == "bool":
+            group.addoption(flag, action="store_true", default=None, dest=dest, help=text)
+            parser.addini(ini, text, type="bool", default=False)
+        else:
+            group.addoption(flag, action="store", default=None, dest=dest, metavar="VALUE",
+                            help=text)
+            parser.addini(ini, text, default="")
+
+
+@dataclass(frozen=True)
+class Settings:
+    impl: str | None
+    cmd: str | None
+    manifest: str | None
+    expectations: str | None
+    report: str | None
+    strict: bool
+    slow: bool
+    call_timeout: float
+    golden_dir: str | None
+    hypothesis_profile: str
+
+
+def _value(config: pytest.Config, ini: str) -> Any:
+    value = config.getoption(ini)
+    if value is None:
+        value = config.getini(ini)
+    return value
+
+
+def read_settings(config: pytest.Config) -> Settings:
+    def text(ini: str) -> str | None:
+        value = _value(config, ini)
+        return str(value) if value not in (None, "") else None
+
+    impl, cmd = text("agenttools_impl"), text("agenttools_cmd")
+    if impl and cmd:
+        raise pytest.UsageError(
+            "--agenttools-impl and --agenttools-cmd both given; choose one implementation "
+            "(in-process factory or stdio command)"
+        )
+    raw_timeout = text("agenttools_call_timeout") or "60"
+    try:
+        call_timeout = float(raw_timeout)
+        if not 0 < call_timeout < 86400:
+            raise ValueError
+    except ValueError:
+        raise pytest.UsageError(
+            f"--agenttools-call-timeout={raw_timeout!r} must be a number of seconds above 0"
+        ) from None
+    profile = text("agenttools_hypothesis_profile") or "ci"
+    if profile not in ("ci", "dev", "fuzz"):
+        raise pytest.UsageError(
+            f"--agenttools-hypothesis-profile={profile!r}: choose ci, dev or fuzz"
+        )
+    return Settings(
+        impl=impl,
+        cmd=cmd,
+        manifest=text("agenttools_manifest"),
+        expectations=text("agenttools_expectations"),
+        report=text("agenttools_report"),
+        strict=bool(_value(config, "agenttools_strict")),
+        slow=bool(_value(config, "agenttools_slow")),
+        call_timeout=call_timeout,
+        golden_dir=text("agenttools_golden_dir"),
+        hypothesis_profile=profile,
+    )

@@ -1,0 +1,53 @@
+"""The pytest11 entry point: wiring only, and cheap to import.
+
+This module loads in every pytest run of an environment where the kit is installed, so it
+imports pytest and the standard library only; adapters, the reference, hypothesis and syrupy
+load when a test needs them. Each concern lives in its own module, registered here by name.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+PLUGIN_MODULES = ("pytest_agenttools.session", "pytest_agenttools.snapshots")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    from .options import add_options
+
+    add_options(parser)
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    from . import hookspecs
+
+    pluginmanager.add_hookspecs(hookspecs)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    from . import markers
+    from .options import read_settings
+    from .report import ReportPlugin
+    from .session import SESSION_KEY, AgentToolsSession
+
+    markers.register(config)
+    settings = read_settings(config)
+    config.stash[SESSION_KEY] = AgentToolsSession(config, settings)
+    for name in PLUGIN_MODULES:
+        config.pluginmanager.import_plugin(name)
+    expectations = None
+    if settings.expectations:
+        from .expectations import Expectations
+
+        expectations = Expectations(settings.expectations, settings.strict)
+    config.pluginmanager.register(
+        ReportPlugin(config, expectations, settings.report), "agenttools-report"
+    )
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    from .session import SESSION_KEY
+
+    session = config.stash.get(SESSION_KEY, None)
+    if session is not None:
+        session.close()

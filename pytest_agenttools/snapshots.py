@@ -1,0 +1,52 @@
+"""Golden snapshots of exact output, stored with the kit and relocatable.
+
+Goldens are read from the suite's ``__snapshots__`` directory inside the installed package.
+``--snapshot-update`` must never write into site-packages, so updating requires
+``--agenttools-golden-dir`` (for the kit's own goldens: ``conformance/__snapshots__`` in a
+checkout); reading can use it too, for an implementation that keeps goldens of its own profile.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+INSTALLED = re.compile(r"[/\\](site|dist)-packages[/\\]")
+
+
+def golden_root(config: pytest.Config) -> Path:
+    from .clauses import suite_dir
+    from .session import get_session
+
+    chosen = get_session(config).settings.golden_dir
+    root = Path(chosen).resolve() if chosen else suite_dir() / "__snapshots__"
+    updating = bool(getattr(config.option, "update_snapshots", False))
+    if updating and not chosen and INSTALLED.search(str(root)):
+        raise pytest.UsageError(
+            f"--snapshot-update would write into the installed kit ({root}); pass "
+            "--agenttools-golden-dir DIR (in a checkout of the kit: conformance/__snapshots__)"
+        )
+    return root
+
+
+def mask(text: str, workspace: str) -> str:
+    """Replace the per-test workspace path, the one volatile part of a tool's text."""
+    return text.replace(workspace, "<workspace>")
+
+
+@pytest.fixture
+def agenttools_golden(snapshot: Any, pytestconfig: pytest.Config) -> Any:
+    """A syrupy snapshot (single-file JSON) compared against the kit's goldens."""
+    from syrupy.extensions.json import JSONSnapshotExtension
+
+    root = golden_root(pytestconfig)
+
+    class GoldenExtension(JSONSnapshotExtension):
+        @classmethod
+        def dirname(cls, *, test_location: Any) -> str:
+            return str(root / test_location.basename)
+
+    return snapshot.use_extension(GoldenExtension)
