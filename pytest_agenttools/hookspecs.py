@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+import pluggy
 import pytest
 
 if TYPE_CHECKING:
     from .adapters.base import Adapter
 
-_spec = pytest.HookspecMarker("pytest")
+_spec = pluggy.HookspecMarker("pytest")
 
 
 @_spec(firstresult=True)

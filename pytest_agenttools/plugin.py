@@ -25,6 +25,8 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    for name in PLUGIN_MODULES:
+        config.pluginmanager.import_plugin(name)
     from . import markers
     from .options import read_settings
     from .report import ReportPlugin
@@ -33,8 +35,6 @@ def pytest_configure(config: pytest.Config) -> None:
     markers.register(config)
     settings = read_settings(config)
     config.stash[SESSION_KEY] = AgentToolsSession(config, settings)
-    for name in PLUGIN_MODULES:
-        config.pluginmanager.import_plugin(name)
     expectations = None
     if settings.expectations:
         from .expectations import Expectations

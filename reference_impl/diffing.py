@@ -7,6 +7,7 @@ skipped by the caller: the write still happens, only the rendering is left out.
 from __future__ import annotations
 
 import difflib
+import re
 from dataclasses import dataclass
 
 
@@ -19,7 +20,8 @@ class Change:
 
 
 def _lines(text: str) -> list[str]:
-    return text.splitlines(keepends=True) if text else []
+    """Lines split on ``\\n`` only, ends kept: a ``\\r`` is content, as it is for read."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
 
 
 def first_changed_line(old: str, new: str) -> int | None:

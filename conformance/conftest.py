@@ -1,0 +1,41 @@
+"""Suite-wide fixtures (short names for the plugin's fixtures) and the hypothesis profiles."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+
+from pytest_agenttools.session import get_session
+
+_COMMON: dict[str, Any] = {
+    "deadline": None,
+    "database": None,
+    "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+}
+settings.register_profile("ci", derandomize=True, max_examples=30, **_COMMON)
+settings.register_profile("dev", max_examples=100, **_COMMON)
+settings.register_profile("fuzz", max_examples=2000, **_COMMON)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    settings.load_profile(get_session(config).settings.hypothesis_profile)
+
+
+@pytest.fixture
+def tools(agenttools_client: Any) -> Any:
+    """The tool client for this test (see ``agenttools_client``)."""
+    return agenttools_client
+
+
+@pytest.fixture
+def ws(agenttools_workspace: Any) -> Any:
+    """This test's workspace (see ``agenttools_workspace``)."""
+    return agenttools_workspace
+
+
+@pytest.fixture
+def style(agenttools_manifest: Any) -> str:
+    """The declared line-number style: arrow, tab or none."""
+    return str(agenttools_manifest.line_numbers)
