@@ -33,7 +33,12 @@ class Server:
         self.pool = ThreadPoolExecutor(max_workers=64, thread_name_prefix="agenttools-call")
 
     def send(self, message: dict[str, Any]) -> None:
-        line = json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False)
+        payload = {"jsonrpc": "2.0", **message}
+        try:
+            line = json.dumps(payload, ensure_ascii=False)
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate in a result: escape it
+            line = json.dumps(payload, ensure_ascii=True)
         with self.write_lock:
             self.out.write(line + "\n")
             self.out.flush()
@@ -103,6 +108,9 @@ class Server:
 
 
 def serve(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    if stdin is None and stdout is None:  # the wire is UTF-8 whatever the locale says
+        sys.stdin.reconfigure(encoding="utf-8", errors="strict")  # type: ignore[attr-defined]
+        sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[attr-defined]
     source = stdin or sys.stdin
     server = Server(ReferenceTools(), stdout or sys.stdout)
     for line in source:

@@ -13,8 +13,10 @@ import itertools
 import json
 import os
 import shlex
+import shutil
 import signal
 import subprocess
+import sys
 import threading
 from collections.abc import Mapping
 from concurrent.futures import Future
@@ -28,6 +30,22 @@ INITIALIZE_TIMEOUT = 30.0
 SHUTDOWN_GRACE = 5.0
 CANCEL_GRACE = 5.0
 STDERR_LINES = 50
+
+
+def encode_line(message: Mapping[str, Any]) -> bytes:
+    """One JSON line in UTF-8; strings with lone surrogates fall back to ``\\uXXXX`` escapes."""
+    try:
+        return (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+    except UnicodeEncodeError:
+        return (json.dumps(message, ensure_ascii=True) + "\n").encode("ascii")
+
+
+def resolve_program(program: str) -> str:
+    """Find a bare program name on PATH, then beside this interpreter (an unactivated venv)."""
+    if os.sep in program:
+        return program
+    found = shutil.which(program) or shutil.which(program, path=os.path.dirname(sys.executable))
+    return found or program
 
 
 class _Child:
@@ -57,7 +75,7 @@ class _Child:
         return self.failure is None and self.proc.poll() is None
 
     def send(self, message: Mapping[str, Any]) -> None:
-        line = (json.dumps({"jsonrpc": "2.0", **message}, ensure_ascii=False) + "\n").encode()
+        line = encode_line({"jsonrpc": "2.0", **message})
         try:
             with self.lock:
                 assert self.proc.stdin is not None
@@ -179,6 +197,7 @@ class StdioAdapter:
         self.argv = shlex.split(command)
         if not self.argv:
             raise AdapterError("--agenttools-cmd is empty; give the command that starts your server")
+        self.argv[0] = resolve_program(self.argv[0])
         self._override = manifest_override
         self.call_timeout = call_timeout
         self._env = env

@@ -1,0 +1,178 @@
+"""The ``agenttools`` command: a thin shell over ``run_conformance`` and the report data.
+
+``agenttools run`` runs the shipped suite against an implementation (the bundled reference,
+in-process, by default) and prints a per-clause summary; ``serve`` serves the reference over
+stdio; ``clauses`` lists the spec.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Sequence
+from typing import Any
+
+SUITE = "pytest_agenttools.conformance"
+MARK = {"passed": "pass", "failed": "FAIL", "error": "ERROR", "skipped": "skip",
+        "xfailed": "xfail", "xpassed": "XPASS"}
+
+
+def run_conformance(
+    *,
+    impl: str | None = None,
+    cmd: str | None = None,
+    manifest: str | None = None,
+    expectations: str | None = None,
+    strict: bool = False,
+    report_json: str | None = None,
+    pytest_args: Sequence[str] = (),
+) -> tuple[int, dict[str, Any]]:
+    """Run the suite in this process; return pytest's exit code and the report data."""
+    import pytest
+
+    from .clauses import suite_dir
+
+    handle, path = tempfile.mkstemp(prefix="agenttools-report-", suffix=".json")
+    os.close(handle)
+    target = report_json or path
+    root = str(suite_dir())
+    args = ["--pyargs", SUITE, "--rootdir", root, "-c", os.path.join(root, "pytest.ini"),
+            "-p", "no:benchmark", "--agenttools-report", target, "-q", "-rfE"]
+    for flag, value in (("impl", impl), ("cmd", cmd), ("manifest", manifest),
+                        ("expectations", expectations)):
+        if value:
+            args += [f"--agenttools-{flag}", value]
+    if strict:
+        args.append("--agenttools-strict")
+    args += list(pytest_args)
+    # The run must leave nothing in the caller's directory (no .hypothesis, no caches).
+    scratch = tempfile.mkdtemp(prefix="agenttools-hypothesis-")
+    previous = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
+    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = scratch
+    try:
+        code = int(pytest.main(args))
+    finally:
+        if previous is None:
+            os.environ.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
+        else:
+            os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = previous
+        shutil.rmtree(scratch, ignore_errors=True)
+    try:
+        with open(target, encoding="utf-8") as stream:
+            report = json.load(stream)
+    except (OSError, ValueError):
+        report = {}
+    finally:
+        if target == path:
+            os.unlink(path)
+    return code, report
+
+
+def render_summary(report: dict[str, Any]) -> list[str]:
+    """Per-clause lines and a total, from report data (no pytest involved)."""
+    from .clauses import load
+
+    spec = load().by_id()
+    tests_per_clause: dict[str, list[str]] = {}
+    for test in report.get("tests", []):
+        if test.get("clause"):
+            tests_per_clause.setdefault(test["clause"], []).append(test["outcome"])
+    lines = []
+    impl = report.get("implementation", {})
+    lines.append(f"agenttools: {impl.get('name', '?')} {impl.get('version', '')} "
+                 f"via {impl.get('adapter', '?')}")
+    for clause_id, outcome in report.get("clauses", {}).items():
+        clause = spec.get(clause_id)
+        outcomes = tests_per_clause.get(clause_id, [])
+        passed = sum(1 for o in outcomes if o == "passed")
+        level = clause.level if clause else "?"
+        title = clause.title if clause else ""
+        lines.append(f"  {MARK.get(outcome, outcome):5} {clause_id:18} {level:6} "
+                     f"{passed}/{len(outcomes)} tests  {title}")
+    summary = report.get("summary", {})
+    lines.append("  " + ", ".join(f"{summary.get(k, 0)} {k}" for k in
+                                 ("passed", "failed", "error", "skipped", "xfailed", "xpassed")))
+    for problem in report.get("problems", []):
+        lines.append(f"  ! {problem}")
+    return lines
+
+
+def _run(ns: argparse.Namespace, extra: list[str]) -> int:
+    code, report = run_conformance(
+        impl=ns.impl, cmd=ns.cmd, manifest=ns.manifest, expectations=ns.expectations,
+        strict=ns.strict, report_json=ns.report_json, pytest_args=extra,
+    )
+    if report:
+        print("\n".join(render_summary(report)))
+    summary = report.get("summary", {})
+    clean = report and summary.get("failed", 0) == 0 and summary.get("error", 0) == 0
+    if code == 0 and clean:
+        return 0
+    return code or 1
+
+
+def _serve(_: argparse.Namespace) -> int:
+    from .reference_impl.server import serve
+
+    return serve()
+
+
+def _clauses(ns: argparse.Namespace) -> int:
+    from .clauses import load, render_markdown, tests_by_clause
+
+    spec = load()
+    if ns.markdown:
+        sys.stdout.write(render_markdown(spec, tests_by_clause()))
+        return 0
+    for clause in spec.clauses:
+        if ns.tool and clause.tool != ns.tool:
+            continue
+        needs = f"  [{', '.join(clause.features)}]" if clause.features else ""
+        retired = " (retired)" if clause.retired else ""
+        print(f"{clause.id:18} {clause.level:6} {clause.title}{retired}{needs}")
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agenttools", description="Conformance kit for the tools of coding agents."
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser(
+        "run", help="run the conformance suite against an implementation",
+        description="Run the shipped suite. Arguments after -- go to pytest (e.g. -- -n auto).",
+    )
+    which = run.add_mutually_exclusive_group()
+    which.add_argument("--impl", help="in-process factory 'package.module:factory'")
+    which.add_argument("--cmd", help="command that starts a stdio implementation server")
+    run.add_argument("--manifest", help="TOML manifest file")
+    run.add_argument("--expectations", help="TOML expectations file (xfail / skip entries)")
+    run.add_argument("--strict", action="store_true", help="stale or unmatched entries fail")
+    run.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
+    commands.add_parser("serve", help="serve the reference implementation over stdio")
+    clauses = commands.add_parser("clauses", help="list the spec clauses")
+    clauses.add_argument("--tool", help="only this tool's clauses")
+    clauses.add_argument("--markdown", action="store_true", help="print docs/spec.md")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in args:
+        cut = args.index("--")
+        args, extra = args[:cut], args[cut + 1:]
+    ns = build_parser().parse_args(args)
+    if ns.command == "run":
+        return _run(ns, extra)
+    if ns.command == "serve":
+        return _serve(ns)
+    return _clauses(ns)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
