@@ -139,7 +139,7 @@ def test_paging_reconstructs_file(tools: Any, ws: Any, style: str, text: str, ma
 
 @clause("READ-STREAM-01")
 def test_page_one_of_huge_file(tools: Any, ws: Any, style: str) -> None:
-    builders.make_text_file(ws.file("huge.log"), 256 * 1024 * 1024)
+    builders.make_text_file(ws.file("huge.log"), 64 * 1024 * 1024)
     result = expect_ok(tools.call("read", path="huge.log", _timeout=60))
     shown = parse_read(result.text, style)
     size = sum(len(t.encode()) + 1 for t in shown.texts)
@@ -152,7 +152,7 @@ def test_page_one_of_huge_file(tools: Any, ws: Any, style: str) -> None:
 def test_one_huge_line(tools: Any, ws: Any, style: str) -> None:
     with open(ws.file("one.line"), "wb") as handle:
         chunk = b"x" * (1024 * 1024)
-        for _ in range(64):
+        for _ in range(16):
             handle.write(chunk)
     result = expect_ok(tools.call("read", path="one.line", _timeout=60))
     shown = parse_read(result.text, style)

@@ -5,9 +5,9 @@
 // Only protocol lines go to stdout; everything else (console.*, stray writes) goes to stderr.
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { closeSync, constants as fsConstants, lstatSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join } from "node:path";
+import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -93,6 +93,10 @@ class RpcError extends Error {
 const inflight = new Map(); // request id (JSON-encoded) -> AbortController
 const pending = new Set(); // promises of requests not yet answered
 const DRAIN_MS = 3000; // on shutdown / stdin end, how long in-flight calls may still finish
+// Paths of calls that were aborted. pi answers an abort at once but leaves its file operation
+// running; on a FIFO that operation sits in open(2) in a libuv pool thread forever, and Node's
+// exit waits for every pool thread. finish() wakes such FIFOs so the process can exit.
+const abandonedPaths = new Set();
 let callCounter = 0;
 let shuttingDown = false;
 
@@ -190,6 +194,10 @@ async function handleCall(params, signal) {
   const piTool = spec.create(cwd);
   const toolCallId = `agenttools-${++callCounter}`;
   const piArgs = spec.translate(args ?? {});
+  if (typeof piArgs.path === "string") {
+    const target = resolvePath(cwd, piArgs.path.replace(/^@/, ""));
+    signal.addEventListener("abort", () => abandonedPaths.add(target), { once: true });
+  }
 
   try {
     // Do what pi's agent loop does before execute: prepareArguments, then schema validation
@@ -276,8 +284,36 @@ async function finish(code) {
   } catch {
     // best effort
   }
+  await wakeAbandonedFifos();
   // Exit once everything already queued on stdout has been handed to the OS.
   protocolWrite("", () => process.exit(code));
+}
+
+// Open each abandoned FIFO from the other side for a moment, a few times over (pi opens a file
+// twice per read: once to sniff for an image, once to read it), so that pool threads blocked in
+// open(2) return and Node's exit does not wait for them forever. Only done when exiting.
+async function wakeAbandonedFifos() {
+  const fifos = [...abandonedPaths].filter((path) => {
+    try {
+      return lstatSync(path).isFIFO();
+    } catch {
+      return false;
+    }
+  });
+  if (fifos.length === 0) return;
+  log(`waking ${fifos.length} FIFO(s) left open by cancelled calls before exit`);
+  for (let round = 0; round < 10; round++) {
+    for (const path of fifos) {
+      for (const flags of [fsConstants.O_WRONLY, fsConstants.O_RDONLY]) {
+        try {
+          closeSync(openSync(path, flags | fsConstants.O_NONBLOCK));
+        } catch {
+          // ENXIO: nobody is waiting to read it right now
+        }
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 function handleLine(line) {

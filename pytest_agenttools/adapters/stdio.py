@@ -232,12 +232,13 @@ class StdioAdapter:
     def _spawn(self) -> tuple[_Child, Manifest]:
         child = _Child(self.argv, self.describe(), self._env)
         _, future = self._request(child, "initialize", {"protocol": PROTOCOL})
+        deadline = min(INITIALIZE_TIMEOUT, self.call_timeout)
         try:
-            answer = future.result(INITIALIZE_TIMEOUT)
+            answer = future.result(deadline)
         except FutureTimeout:
-            child.fail(f"did not answer initialize within {INITIALIZE_TIMEOUT:.0f} s")
+            child.fail(f"did not answer initialize within {deadline:g} s")
             raise AdapterError(
-                f"{self.describe()}: no answer to initialize within {INITIALIZE_TIMEOUT:.0f} s"
+                f"{self.describe()}: no answer to initialize within {deadline:g} s"
                 f"{child.stderr_text()}"
             ) from None
         if not isinstance(answer, dict):

@@ -1,0 +1,5 @@
+"""Deliberately broken implementations: the suite must fail each on the clause naming its defect.
+
+Each module exposes ``create()`` (an in-process factory) and ``CAUGHT_BY``: the clause ids that
+must fail. They patch one behaviour of the reference, so every other clause still passes.
+"""

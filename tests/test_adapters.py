@@ -1,0 +1,131 @@
+"""Both adapters: same outcomes for the reference, and clear errors when a child misbehaves."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_agenttools import AdapterError, ProtocolError, ToolCall
+from pytest_agenttools.adapters.inprocess import InProcessAdapter
+from pytest_agenttools.adapters.stdio import StdioAdapter
+
+FAKE = f"{shlex.quote(sys.executable)} {shlex.quote(str(Path(__file__).parent / 'servers' / 'fake_server.py'))}"
+REFERENCE_STDIO = f"{shlex.quote(sys.executable)} -m pytest_agenttools.cli serve"
+
+
+@pytest.fixture
+def fake() -> Iterator[StdioAdapter]:
+    adapter = StdioAdapter(FAKE, call_timeout=2)
+    adapter.start()
+    yield adapter
+    adapter.close()
+
+
+@pytest.fixture(params=["in-process", "stdio"])
+def reference(request: pytest.FixtureRequest) -> Iterator[Any]:
+    if request.param == "stdio":
+        adapter: Any = StdioAdapter(REFERENCE_STDIO, call_timeout=30)
+    else:
+        adapter = InProcessAdapter("pytest_agenttools.reference_impl:create")
+    adapter.start()
+    yield adapter
+    adapter.close()
+
+
+def call(tool: str, cwd: Path | str = "/", **arguments: Any) -> ToolCall:
+    return ToolCall(tool=tool, arguments=arguments, cwd=str(cwd))
+
+
+def test_reference_manifest_and_roundtrip(reference: Any, tmp_path: Path) -> None:
+    written = reference.call(call("write", tmp_path, path="a.txt", content="é\n"))
+    assert not written.is_error and (tmp_path / "a.txt").read_bytes() == "é\n".encode()
+    shown = reference.call(call("read", tmp_path, path="a.txt"))
+    assert shown.text == "     1\u2192é"
+
+
+def test_concurrent_calls_are_matched_by_id(reference: Any, tmp_path: Path) -> None:
+    for i in range(30):
+        (tmp_path / f"f{i}.txt").write_text(f"content {i}\n")
+    pending = [reference.submit(call("read", tmp_path, path=f"f{i}.txt")) for i in range(30)]
+    texts = [p.result(30).text for p in pending]
+    assert texts == [f"     1\u2192content {i}" for i in range(30)]
+
+
+def test_unknown_tool_is_a_protocol_error(reference: Any, tmp_path: Path) -> None:
+    with pytest.raises(ProtocolError) as info:
+        reference.call(call("frobnicate", tmp_path))
+    assert info.value.code == -32602 and "frobnicate" in str(info.value)
+
+
+def test_missing_cwd_is_an_error_result(reference: Any, tmp_path: Path) -> None:
+    result = reference.call(call("read", tmp_path / "gone", path="a.txt"))
+    assert result.is_error and "does not exist" in result.text
+
+
+def test_lone_surrogate_crosses_stdio(tmp_path: Path) -> None:
+    adapter = StdioAdapter(REFERENCE_STDIO)
+    adapter.start()
+    try:
+        result = adapter.call(call("write", tmp_path, path="s.txt", content="a\ud800b"))
+        assert result.is_error and not (tmp_path / "s.txt").exists()
+    finally:
+        adapter.close()
+
+
+def test_crash_fails_pending_call_and_next_call_restarts(fake: StdioAdapter) -> None:
+    with pytest.raises(AdapterError) as info:
+        fake.call(call("crash"))
+    message = str(info.value)
+    assert "fake_server.py" in message and "exited with status 3" in message
+    assert "call crash" in message, "the child's last stderr lines are shown"
+    assert fake.call(call("echo", x=1)).text == '{"x": 1}'
+    assert fake.restarts == 1
+
+
+def test_garbage_on_stdout_is_reported(fake: StdioAdapter) -> None:
+    with pytest.raises(AdapterError, match="not JSON-RPC.*this is not json"):
+        fake.call(call("garbage"))
+    assert fake.call(call("echo")).text == "{}"
+
+
+def test_hang_is_cut_at_the_deadline(fake: StdioAdapter) -> None:
+    with pytest.raises(AdapterError, match="no answer to hang"):
+        fake.call(call("hang"), timeout=0.5)
+
+
+def test_cancel_reaches_the_call(fake: StdioAdapter) -> None:
+    pending = fake.submit(call("slow"))
+    threading.Timer(0.2, pending.cancel).start()
+    result = pending.result(10)
+    assert result.is_error and result.text == "Command aborted"
+
+
+def test_contract_violation_names_the_adapter(fake: StdioAdapter) -> None:
+    with pytest.raises(AdapterError, match="stdio adapter.*invalid result.*content must be a list"):
+        fake.call(call("badresult"))
+
+
+def test_missing_initialize_answer() -> None:
+    adapter = StdioAdapter(FAKE + " --no-init", call_timeout=1)
+    with pytest.raises(AdapterError, match="no answer to initialize"):
+        adapter.start()
+    adapter.close()
+
+
+def test_command_not_found() -> None:
+    with pytest.raises(AdapterError, match="cannot start the command"):
+        StdioAdapter("/nonexistent/server --flag").start()
+
+
+def test_inprocess_factory_errors() -> None:
+    for spec, needle in [("nocolon", "package.module:factory"),
+                         ("no_such_mod_q:create", "cannot import"),
+                         ("pytest_agenttools.reference_impl:nope", "no attribute")]:
+        with pytest.raises(AdapterError, match=needle):
+            InProcessAdapter(spec).start()

@@ -1,0 +1,38 @@
+"""The suite checks itself: every broken implementation is caught on the clause naming its defect."""
+
+from __future__ import annotations
+
+import importlib
+
+import pytest
+from conftest import RunSuite, failed_clauses
+
+BROKEN = [
+    "counts_code_units",
+    "drops_bom",
+    "loses_mode",
+    "no_caps",
+    "off_by_one_paging",
+    "universal_newlines",
+]
+
+
+@pytest.mark.parametrize("name", BROKEN)
+def test_broken_implementation_is_caught(run_suite: RunSuite, name: str) -> None:
+    expected = importlib.import_module(f"broken.{name}").CAUGHT_BY
+    proc, report = run_suite(f"--agenttools-impl=broken.{name}:create")
+    assert report, f"no report written; pytest said:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}"
+    caught = failed_clauses(report)
+    assert expected <= caught, (
+        f"{name} should fail {sorted(expected)}, but the failing clauses are {sorted(caught)}"
+    )
+    assert proc.returncode == 1
+
+
+def test_reference_passes_everything(run_suite: RunSuite) -> None:
+    proc, report = run_suite()
+    assert proc.returncode == 0, proc.stdout[-3000:]
+    summary = report["summary"]
+    assert summary["failed"] == 0 and summary["error"] == 0
+    assert summary["passed"] >= 60
+    assert not failed_clauses(report)
