@@ -100,7 +100,7 @@ def test_lf_content_over_crlf_file(tools: Any, ws: Any) -> None:
 
 
 @clause("WRITE-BYTES-01")
-@pytest.mark.parametrize("content", ["abc\n", "é€😀\r\n", "中" * 100])
+@pytest.mark.parametrize("content", ["abc\n", "é€😀\r\n", "中" * 100], ids=["ascii", "astral-crlf", "cjk"])
 def test_reported_size_matches_disk(tools: Any, ws: Any, content: str) -> None:
     result = expect_ok(tools.write(path="s.txt", content=content))
     count = reported_bytes(result)

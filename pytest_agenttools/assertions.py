@@ -82,6 +82,10 @@ def parse_read(text: str, style: str, first_line: int = 1) -> ReadPage:
         return ReadPage([], notices.strip())
     raw_lines = body.split("\n")
     if style == "none":
+        # An unnumbered page is the file's text as is: its final LF ends the last line, it does
+        # not start another one.
+        if len(raw_lines) > 1 and raw_lines[-1] == "":
+            raw_lines.pop()
         return ReadPage(list(enumerate(raw_lines, start=first_line)), notices.strip())
     pattern = NUMBERED[style]
     lines = []

@@ -56,8 +56,8 @@ def _message(report: pytest.TestReport) -> str:
 
 
 def clause_outcome(outcomes: list[str]) -> str:
-    """One verdict per clause: any failure wins, then expected failure, then pass, then skip."""
-    for verdict in ("failed", "error", "xpassed", "xfailed", "passed"):
+    """One verdict per clause: a failure wins, then an expected failure, then pass, then skip."""
+    for verdict in ("failed", "error", "xfailed", "xpassed", "passed"):
         if verdict in outcomes:
             return verdict
     return "skipped"

@@ -111,7 +111,7 @@ def number_line(number: int, text: str) -> str:
 def _text_page(
     stream: BinaryIO, sample: bytes, path: str, offset: int, limit: int | None, limits: Limits
 ) -> dict[str, Any]:
-    encoding = textcodec.detect(sample)
+    encoding = textcodec.detect(sample, complete=len(sample) < sniff.SAMPLE_BYTES)
     max_lines = limits["read.max_lines"]
     page_size = min(limit, max_lines) if limit else max_lines
     max_bytes = limits["read.max_bytes"]

@@ -37,10 +37,11 @@ UTF16BE = Encoding("utf-16be-bom", "utf-16-be", UTF16BE_BOM)
 LATIN1 = Encoding("latin-1", "latin-1")
 
 
-def detect(sample: bytes) -> Encoding:
+def detect(sample: bytes, complete: bool = False) -> Encoding:
     """Pick the encoding from the first bytes: a BOM decides; else UTF-8 if it decodes, else latin-1.
 
-    A sample may end inside a multi-byte sequence, so the check tolerates an incomplete tail.
+    A sample cut from a longer file may end inside a multi-byte sequence, so unless ``complete``
+    (the sample is the whole file) an incomplete tail is tolerated.
     """
     if sample.startswith(UTF8_BOM):
         return UTF8_SIG
@@ -50,7 +51,7 @@ def detect(sample: bytes) -> Encoding:
         return UTF16BE
     decoder = codecs.getincrementaldecoder("utf-8")()
     try:
-        decoder.decode(sample, final=False)
+        decoder.decode(sample, final=complete)
     except UnicodeDecodeError:
         return LATIN1
     return UTF8

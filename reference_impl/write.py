@@ -60,15 +60,17 @@ def _write_locked(path: str, target: str, content: str, ctx: CallContext) -> dic
         )
     existing = os.path.lexists(target) and os.path.exists(target)
     old_bytes = b""
+    old_too_large = False
     mode: int | None = None
     encoding = textcodec.UTF8
     if existing:
         info = fsport.guard_readable(target)
         mode = stat.S_IMODE(info.st_mode)
         limit = ctx.limits["write.diff_max_old_bytes"]
+        old_too_large = info.st_size > limit
         try:
             with open(target, "rb") as handle:
-                old_bytes = handle.read(limit + 1 if info.st_size <= limit else HEAD_BYTES)
+                old_bytes = handle.read(HEAD_BYTES if old_too_large else limit + 1)
         except PermissionError:
             raise ToolError(
                 "permission_denied",
@@ -94,21 +96,22 @@ def _write_locked(path: str, target: str, content: str, ctx: CallContext) -> dic
         "encoding": encoding.name,
         "bom": encoding.has_bom,
     }
-    details.update(_change_details(path, old_bytes, existing, content, encoding, ctx))
+    if old_too_large:
+        details["diff_omitted"] = "too_large"
+    else:
+        details.update(_change_details(old_bytes, path, existing, content, encoding, ctx))
     suffix = " (overwrote existing file)" if existing else ""
     return text_result(f"Successfully wrote {len(data)} bytes to {path}{suffix}", **details)
 
 
 def _change_details(
-    path: str,
     old_bytes: bytes,
+    path: str,
     existing: bool,
     content: str,
     encoding: textcodec.Encoding,
     ctx: CallContext,
 ) -> dict[str, Any]:
-    if existing and len(old_bytes) > ctx.limits["write.diff_max_old_bytes"]:
-        return {"diff_omitted": "too_large"}
     if b"\x00" in old_bytes[:HEAD_BYTES] and encoding.codec == "utf-8":
         return {"diff_omitted": "binary"}
     old_text = textcodec.decode(old_bytes, encoding) if existing else ""

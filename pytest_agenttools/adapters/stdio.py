@@ -159,6 +159,9 @@ class _Pending:
             self.cancel()
             try:
                 raw = self._future.result(CANCEL_GRACE)
+                # The call overran its deadline: whatever it started may still run inside the
+                # child (a read of /dev/zero that keeps growing), so later tests get a new child.
+                self._adapter.recycle(self._child)
             except FutureTimeout:
                 self._child.fail(
                     f"gave no answer to {self._call.describe()} within {deadline:.0f} s, nor "
@@ -271,6 +274,20 @@ class StdioAdapter:
                     self.restarts += 1
                 self._child, _ = self._spawn()
             return self._child
+
+    def recycle(self, child: _Child) -> None:
+        """Retire ``child`` once its pending requests are answered; the next call starts anew."""
+        with self._lock:
+            if self._child is child:
+                self._child = None
+                self.restarts += 1
+        threading.Thread(target=self._retire, args=(child,), daemon=True).start()
+
+    def _retire(self, child: _Child) -> None:
+        for future in list(child.pending.values()):
+            with contextlib.suppress(Exception):
+                future.exception(timeout=self.call_timeout)
+        child.fail("retired after a call overran its deadline")
 
     def configure(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         child = self._live_child()

@@ -1,0 +1,79 @@
+"""The agenttools command, run as a user would: a subprocess in an unrelated directory."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).parent
+
+
+def agenttools(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(TESTS)
+    return subprocess.run([exe, *args], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_clauses_lists_the_spec(tmp_path: Path) -> None:
+    proc = agenttools("clauses", cwd=tmp_path)
+    assert proc.returncode == 0
+    lines = proc.stdout.splitlines()
+    assert len(lines) >= 40
+    assert any(line.startswith("READ-LN-01") and "MUST" in line for line in lines)
+    only_write = agenttools("clauses", "--tool", "write", cwd=tmp_path).stdout.splitlines()
+    assert only_write and all(line.startswith("WRITE-") for line in only_write)
+
+
+def test_run_subset_writes_report_and_leaves_cwd_clean(tmp_path: Path) -> None:
+    proc = agenttools("run", "--report-json", "r.json", "--", "-k", "missing_file", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "pass  READ-NF-01" in proc.stdout
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["summary"]["passed"] >= 1 and report["summary"]["failed"] == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"], "the run littered the cwd"
+
+
+def test_run_fails_on_a_broken_implementation(tmp_path: Path) -> None:
+    proc = agenttools("run", "--impl", "broken.drops_bom:create", "--", "-k", "bom_kept",
+                      cwd=tmp_path)
+    assert proc.returncode == 1
+    assert "FAIL  WRITE-BOM-01" in proc.stdout
+
+
+def test_run_with_expectations_exits_zero_when_all_expected(tmp_path: Path) -> None:
+    (tmp_path / "exp.toml").write_text(
+        '[[xfail]]\nid = "WRITE-BOM-01"\nreason = "this implementation drops the BOM"\n'
+    )
+    proc = agenttools("run", "--impl", "broken.drops_bom:create", "--expectations", "exp.toml",
+                      "--strict", "--", "-k", "bom_kept", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    assert "xfail WRITE-BOM-01" in proc.stdout
+
+
+def test_inprocess_and_stdio_give_the_same_outcomes(tmp_path: Path) -> None:
+    first = agenttools("run", "--report-json", "a.json", "--", "-n", "2", cwd=tmp_path)
+    second = agenttools("run", "--cmd", "agenttools serve", "--report-json", "b.json", "--",
+                        "-n", "2", cwd=tmp_path)
+    assert first.returncode == 0, first.stdout[-3000:]
+    assert second.returncode == 0, second.stdout[-3000:]
+    a = json.loads((tmp_path / "a.json").read_text())
+    b = json.loads((tmp_path / "b.json").read_text())
+    outcomes_a = {t["id"]: t["outcome"] for t in a["tests"]}
+    outcomes_b = {t["id"]: t["outcome"] for t in b["tests"]}
+    assert outcomes_a == outcomes_b
+    assert a["summary"]["passed"] >= 60 and a["summary"]["failed"] == 0
+    assert "stdio adapter" in b["implementation"]["adapter"]
+
+
+@pytest.mark.parametrize("bad", [["run", "--impl", "a:b", "--cmd", "x"], ["frobnicate"]])
+def test_bad_usage(tmp_path: Path, bad: list[str]) -> None:
+    proc = agenttools(*bad, cwd=tmp_path)
+    assert proc.returncode == 2 and "usage" in proc.stderr.lower()
