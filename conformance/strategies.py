@@ -8,9 +8,9 @@ LINE_ENDINGS = st.sampled_from(["\n", "\r\n", "\r"])
 # Text that survives any transport: no lone surrogates (JSON in Node cannot carry them intact),
 # no NUL (a binary marker for read),
 # no other control characters (a file of them is binary by design), no BOM character.
-SAFE_CHARS = st.characters(blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufeff") | st.just(
-    "\t"
-)
+SAFE_CHARS = st.characters(
+    blacklist_categories=("Cs", "Cc"), blacklist_characters="\ufeff"
+) | st.just("\t")
 
 
 @st.composite

@@ -17,9 +17,24 @@ from pytest_agenttools.snapshots import mask
 
 REFERENCE = "agenttools-reference/1"
 STABLE_DETAILS = (
-    "error", "encoding", "bom", "start_line", "end_line", "has_more", "next_offset",
-    "truncated_by", "total_lines", "line_truncations", "created", "bytes_written",
-    "firstChangedLine", "pages_total", "pages_shown", "cells_total", "cells_shown", "diff",
+    "error",
+    "encoding",
+    "bom",
+    "start_line",
+    "end_line",
+    "has_more",
+    "next_offset",
+    "truncated_by",
+    "total_lines",
+    "line_truncations",
+    "created",
+    "bytes_written",
+    "firstChangedLine",
+    "pages_total",
+    "pages_shown",
+    "cells_total",
+    "cells_shown",
+    "diff",
     "patch",
 )
 
@@ -32,7 +47,8 @@ def rendered(result: Any, workspace: Any) -> dict[str, Any]:
             value = result.details[key]
             details[key] = mask(value, root) if isinstance(value, str) else value
     blocks = [
-        {"type": "text", "text": mask(b["text"], root)} if b["type"] == "text"
+        {"type": "text", "text": mask(b["text"], root)}
+        if b["type"] == "text"
         else {"type": "image", "mimeType": b["mimeType"], "bytes": len(b64decode(b["data"]))}
         for b in result.content
     ]

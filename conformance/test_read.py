@@ -32,7 +32,9 @@ def page(tools: Any, style: str, **arguments: Any) -> Any:
     ],
     ids=["missing-path", "path-int", "path-null", "offset-string", "limit-float"],
 )
-def test_bad_arguments_are_errors(tools: Any, ws: Any, arguments: dict[str, Any], mention: str) -> None:
+def test_bad_arguments_are_errors(
+    tools: Any, ws: Any, arguments: dict[str, Any], mention: str
+) -> None:
     ws.put("a.txt", "one\ntwo\n")
     expect_error(tools.call("read", **arguments), mention)
 
@@ -40,12 +42,17 @@ def test_bad_arguments_are_errors(tools: Any, ws: Any, arguments: dict[str, Any]
 @clause("READ-ARG-02")
 @pytest.mark.parametrize(
     ("arguments", "mention"),
-    [({"offset": -1}, "offset"), ({"offset": -100}, "offset"), ({"limit": 0}, "limit"),
-     ({"limit": -5}, "limit")],
+    [
+        ({"offset": -1}, "offset"),
+        ({"offset": -100}, "offset"),
+        ({"limit": 0}, "limit"),
+        ({"limit": -5}, "limit"),
+    ],
     ids=["offset-1", "offset-100", "limit-0", "limit-neg"],
 )
-def test_negative_offset_and_bad_limit(tools: Any, ws: Any, arguments: dict[str, Any],
-                                       mention: str) -> None:
+def test_negative_offset_and_bad_limit(
+    tools: Any, ws: Any, arguments: dict[str, Any], mention: str
+) -> None:
     ws.put("a.txt", "one\ntwo\n")
     expect_error(tools.read(path="a.txt", **arguments), mention)
 
@@ -211,7 +218,9 @@ def test_offset_past_end(tools: Any, ws: Any) -> None:
 def test_empty_file(tools: Any, ws: Any) -> None:
     ws.copy_fixture("text/empty.txt", "e.txt")
     result = expect_ok(tools.read(path="e.txt"))
-    assert "empty" in result.text.lower(), f"expected a note that the file is empty: {result.text!r}"
+    assert "empty" in result.text.lower(), (
+        f"expected a note that the file is empty: {result.text!r}"
+    )
 
 
 @clause("READ-SYM-01")
@@ -238,5 +247,3 @@ def test_binary_refused(tools: Any, ws: Any, fixture: str) -> None:
 def test_nul_late_in_small_file(tools: Any, ws: Any) -> None:
     ws.put("late.txt", b"plain text\n" * 10 + b"\x00tail\n")
     expect_error(tools.read(path="late.txt"), "binary")
-
-

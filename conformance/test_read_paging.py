@@ -120,10 +120,12 @@ def test_limit_gives_continuation(tools: Any, ws: Any) -> None:
 
 @clause("READ-PAGE-01")
 @given(text=file_text(), max_lines=st.integers(1, 7), max_bytes=st.integers(64, 400))
-def test_paging_reconstructs_file(tools: Any, ws: Any, style: str, text: str, max_lines: int,
-                                  max_bytes: int) -> None:
-    tools.configure(**{"read.max_lines": max_lines, "read.max_bytes": max_bytes,
-                       "read.max_line_chars": 100_000})
+def test_paging_reconstructs_file(
+    tools: Any, ws: Any, style: str, text: str, max_lines: int, max_bytes: int
+) -> None:
+    tools.configure(
+        **{"read.max_lines": max_lines, "read.max_bytes": max_bytes, "read.max_line_chars": 100_000}
+    )
     assume(text != "")  # the empty file is READ-EMPTY-01's
     where = ws.subdir()
     (where.root / "f.txt").write_bytes(text.encode("utf-8"))

@@ -53,7 +53,14 @@ def test_nul_in_path(tools: Any, ws: Any) -> None:
 @clause("WRITE-NEW-01")
 @pytest.mark.parametrize(
     "content",
-    ["hello\n", "", "no final newline", "é中😀\n", "tabs\tand spaces  \n", "\ufeffstarts with BOM\n"],
+    [
+        "hello\n",
+        "",
+        "no final newline",
+        "é中😀\n",
+        "tabs\tand spaces  \n",
+        "\ufeffstarts with BOM\n",
+    ],
     ids=["ascii", "empty", "no-eol", "unicode", "whitespace", "leading-feff"],
 )
 def test_new_file_exact_bytes(tools: Any, ws: Any, content: str) -> None:
@@ -100,7 +107,9 @@ def test_lf_content_over_crlf_file(tools: Any, ws: Any) -> None:
 
 
 @clause("WRITE-BYTES-01")
-@pytest.mark.parametrize("content", ["abc\n", "é€😀\r\n", "中" * 100], ids=["ascii", "astral-crlf", "cjk"])
+@pytest.mark.parametrize(
+    "content", ["abc\n", "é€😀\r\n", "中" * 100], ids=["ascii", "astral-crlf", "cjk"]
+)
 def test_reported_size_matches_disk(tools: Any, ws: Any, content: str) -> None:
     result = expect_ok(tools.write(path="s.txt", content=content))
     count = reported_bytes(result)

@@ -37,8 +37,9 @@ def test_bytes_on_disk(tools: Any, ws: Any, prior: str, text: str) -> None:
 @clause("WRITE-ROUND-01")
 @given(text=file_text())
 def test_write_then_read(tools: Any, ws: Any, style: str, text: str) -> None:
-    tools.configure(**{"read.max_lines": 100_000, "read.max_bytes": 10_000_000,
-                       "read.max_line_chars": 100_000})
+    tools.configure(
+        **{"read.max_lines": 100_000, "read.max_bytes": 10_000_000, "read.max_line_chars": 100_000}
+    )
     assume(text != "")  # the empty file is READ-EMPTY-01's
     where = ws.subdir()
     path = str(where.root / "f.txt")

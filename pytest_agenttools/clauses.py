@@ -54,7 +54,9 @@ def load(path: Path | None = None) -> Spec:
     seen: set[str] = set()
     for raw in data.get("clause", []):
         ident = raw.get("id", "?")
-        missing = [k for k in ("id", "tool", "level", "title", "text", "rationale") if not raw.get(k)]
+        missing = [
+            k for k in ("id", "tool", "level", "title", "text", "rationale") if not raw.get(k)
+        ]
         if missing:
             raise ValueError(f"{source}: clause {ident} lacks {', '.join(missing)}")
         if raw["level"] not in LEVELS:
@@ -120,7 +122,10 @@ def render_markdown(spec: Spec, tests: Mapping[str, list[str]]) -> str:
             out += [f"### {c.id}: {c.title}{state}", "", f"**{c.level}.** {c.text}", ""]
             out += [f"*Rationale.* {c.rationale}", ""]
             if c.features:
-                out += [f"*Applies when the implementation declares:* `{'`, `'.join(c.features)}`", ""]
+                out += [
+                    f"*Applies when the implementation declares:* `{'`, `'.join(c.features)}`",
+                    "",
+                ]
             listed = tests.get(c.id, [])
             out += ["*Tests:* " + (", ".join(f"`{t}`" for t in listed) if listed else "none"), ""]
     return "\n".join(out).rstrip() + "\n"

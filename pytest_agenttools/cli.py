@@ -17,8 +17,14 @@ from collections.abc import Sequence
 from typing import Any
 
 SUITE = "pytest_agenttools.conformance"
-MARK = {"passed": "pass", "failed": "FAIL", "error": "ERROR", "skipped": "skip",
-        "xfailed": "xfail", "xpassed": "XPASS"}
+MARK = {
+    "passed": "pass",
+    "failed": "FAIL",
+    "error": "ERROR",
+    "skipped": "skip",
+    "xfailed": "xfail",
+    "xpassed": "XPASS",
+}
 
 
 def run_conformance(
@@ -40,10 +46,26 @@ def run_conformance(
     os.close(handle)
     target = report_json or path
     root = str(suite_dir())
-    args = ["--pyargs", SUITE, "--rootdir", root, "-c", os.path.join(root, "pytest.ini"),
-            "-p", "no:benchmark", "--agenttools-report", target, "-q", "-rfE"]
-    for flag, value in (("impl", impl), ("cmd", cmd), ("manifest", manifest),
-                        ("expectations", expectations)):
+    args = [
+        "--pyargs",
+        SUITE,
+        "--rootdir",
+        root,
+        "-c",
+        os.path.join(root, "pytest.ini"),
+        "-p",
+        "no:benchmark",
+        "--agenttools-report",
+        target,
+        "-q",
+        "-rfE",
+    ]
+    for flag, value in (
+        ("impl", impl),
+        ("cmd", cmd),
+        ("manifest", manifest),
+        ("expectations", expectations),
+    ):
         if value:
             args += [f"--agenttools-{flag}", value]
     if strict:
@@ -83,19 +105,28 @@ def render_summary(report: dict[str, Any]) -> list[str]:
             tests_per_clause.setdefault(test["clause"], []).append(test["outcome"])
     lines = []
     impl = report.get("implementation", {})
-    lines.append(f"agenttools: {impl.get('name', '?')} {impl.get('version', '')} "
-                 f"via {impl.get('adapter', '?')}")
+    lines.append(
+        f"agenttools: {impl.get('name', '?')} {impl.get('version', '')} "
+        f"via {impl.get('adapter', '?')}"
+    )
     for clause_id, outcome in report.get("clauses", {}).items():
         clause = spec.get(clause_id)
         outcomes = tests_per_clause.get(clause_id, [])
         passed = sum(1 for o in outcomes if o == "passed")
         level = clause.level if clause else "?"
         title = clause.title if clause else ""
-        lines.append(f"  {MARK.get(outcome, outcome):5} {clause_id:18} {level:6} "
-                     f"{passed}/{len(outcomes)} tests  {title}")
+        lines.append(
+            f"  {MARK.get(outcome, outcome):5} {clause_id:18} {level:6} "
+            f"{passed}/{len(outcomes)} tests  {title}"
+        )
     summary = report.get("summary", {})
-    lines.append("  " + ", ".join(f"{summary.get(k, 0)} {k}" for k in
-                                 ("passed", "failed", "error", "skipped", "xfailed", "xpassed")))
+    lines.append(
+        "  "
+        + ", ".join(
+            f"{summary.get(k, 0)} {k}"
+            for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+        )
+    )
     for problem in report.get("problems", []):
         lines.append(f"  ! {problem}")
     return lines
@@ -103,8 +134,13 @@ def render_summary(report: dict[str, Any]) -> list[str]:
 
 def _run(ns: argparse.Namespace, extra: list[str]) -> int:
     code, report = run_conformance(
-        impl=ns.impl, cmd=ns.cmd, manifest=ns.manifest, expectations=ns.expectations,
-        strict=ns.strict, report_json=ns.report_json, pytest_args=extra,
+        impl=ns.impl,
+        cmd=ns.cmd,
+        manifest=ns.manifest,
+        expectations=ns.expectations,
+        strict=ns.strict,
+        report_json=ns.report_json,
+        pytest_args=extra,
     )
     if report:
         print("\n".join(render_summary(report)))
@@ -143,7 +179,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     commands = parser.add_subparsers(dest="command", required=True)
     run = commands.add_parser(
-        "run", help="run the conformance suite against an implementation",
+        "run",
+        help="run the conformance suite against an implementation",
         description="Run the shipped suite. Arguments after -- go to pytest (e.g. -- -n auto).",
     )
     which = run.add_mutually_exclusive_group()
@@ -165,7 +202,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     extra: list[str] = []
     if "--" in args:
         cut = args.index("--")
-        args, extra = args[:cut], args[cut + 1:]
+        args, extra = args[:cut], args[cut + 1 :]
     ns = build_parser().parse_args(args)
     if ns.command == "run":
         return _run(ns, extra)

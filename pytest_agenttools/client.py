@@ -21,21 +21,40 @@ class ToolClient:
     ``configure(**settings)`` applies knobs for this test only and returns what was applied.
     """
 
-    def __init__(self, adapter: Adapter, manifest: Manifest, cwd: str,
-                 env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, adapter: Adapter, manifest: Manifest, cwd: str, env: Mapping[str, str] | None = None
+    ) -> None:
         self.adapter = adapter
         self.manifest = manifest
         self.cwd = cwd
         self.env = env
         self._restore: dict[str, Any] = {}
 
-    def make_call(self, tool: str, arguments: Mapping[str, Any], *,
-                  cwd: str | None = None, env: Mapping[str, str] | None = None) -> ToolCall:
-        return ToolCall(tool=tool, arguments=dict(arguments), cwd=cwd or self.cwd,
-                        env=env if env is not None else self.env)
+    def make_call(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        cwd: str | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> ToolCall:
+        return ToolCall(
+            tool=tool,
+            arguments=dict(arguments),
+            cwd=cwd or self.cwd,
+            env=env if env is not None else self.env,
+        )
 
-    def call(self, tool: str, /, *, _cwd: str | None = None, _env: Mapping[str, str] | None = None,
-             _timeout: float | None = None, **arguments: Any) -> ToolResult:
+    def call(
+        self,
+        tool: str,
+        /,
+        *,
+        _cwd: str | None = None,
+        _env: Mapping[str, str] | None = None,
+        _timeout: float | None = None,
+        **arguments: Any,
+    ) -> ToolResult:
         return self.adapter.call(self.make_call(tool, arguments, cwd=_cwd, env=_env), _timeout)
 
     def call_raw(self, tool: str, arguments: Any, *, cwd: str | None = None) -> ToolResult:

@@ -55,7 +55,11 @@ class ToolCall:
     env: Mapping[str, str] | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {"tool": self.tool, "arguments": dict(self.arguments), "cwd": self.cwd}
+        wire: dict[str, Any] = {
+            "tool": self.tool,
+            "arguments": dict(self.arguments),
+            "cwd": self.cwd,
+        }
         if self.env is not None:
             wire["env"] = dict(self.env)
         return wire

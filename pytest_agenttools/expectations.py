@@ -61,7 +61,9 @@ def load(path: str) -> list[Entry]:
     except FileNotFoundError:
         raise pytest.UsageError(f"--agenttools-expectations: no such file {path!r}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise pytest.UsageError(f"--agenttools-expectations={path!r}: invalid TOML: {exc}") from None
+        raise pytest.UsageError(
+            f"--agenttools-expectations={path!r}: invalid TOML: {exc}"
+        ) from None
     unknown = sorted(set(data) - set(KINDS))
     if unknown:
         raise pytest.UsageError(

@@ -14,7 +14,9 @@ _spec = pluggy.HookspecMarker("pytest")
 
 
 @_spec(firstresult=True)
-def pytest_agenttools_make_adapter(config: pytest.Config, settings: dict[str, Any]) -> Adapter | None:
+def pytest_agenttools_make_adapter(
+    config: pytest.Config, settings: dict[str, Any]
+) -> Adapter | None:
     """Build the adapter for this run, or return None to let the next plugin decide.
 
     :param config: the pytest config.

@@ -9,24 +9,56 @@ import pytest
 
 # (flag suffix, ini name, help, kind); kind is "string", "bool" or "float"
 OPTIONS: tuple[tuple[str, str, str, str], ...] = (
-    ("impl", "agenttools_impl",
-     "in-process implementation factory, 'package.module:factory'", "string"),
-    ("cmd", "agenttools_cmd",
-     "command that starts a stdio (JSON-RPC) implementation server", "string"),
-    ("manifest", "agenttools_manifest",
-     "TOML manifest file laid over (or standing in for) the implementation's own", "string"),
-    ("expectations", "agenttools_expectations",
-     "TOML file of expected failures and skips (by clause id or node id)", "string"),
+    (
+        "impl",
+        "agenttools_impl",
+        "in-process implementation factory, 'package.module:factory'",
+        "string",
+    ),
+    (
+        "cmd",
+        "agenttools_cmd",
+        "command that starts a stdio (JSON-RPC) implementation server",
+        "string",
+    ),
+    (
+        "manifest",
+        "agenttools_manifest",
+        "TOML manifest file laid over (or standing in for) the implementation's own",
+        "string",
+    ),
+    (
+        "expectations",
+        "agenttools_expectations",
+        "TOML file of expected failures and skips (by clause id or node id)",
+        "string",
+    ),
     ("report", "agenttools_report", "write the JSON conformance report to this file", "string"),
-    ("strict", "agenttools_strict",
-     "fail the run on stale or unmatched expectation entries", "bool"),
+    (
+        "strict",
+        "agenttools_strict",
+        "fail the run on stale or unmatched expectation entries",
+        "bool",
+    ),
     ("slow", "agenttools_slow", "also run clauses marked slow", "bool"),
-    ("call-timeout", "agenttools_call_timeout",
-     "seconds to wait for one call before the adapter gives up (default 60)", "float"),
-    ("golden-dir", "agenttools_golden_dir",
-     "directory of golden snapshots (default: the ones shipped with the kit)", "string"),
-    ("hypothesis-profile", "agenttools_hypothesis_profile",
-     "hypothesis profile for the property suites: ci (default), dev or fuzz", "string"),
+    (
+        "call-timeout",
+        "agenttools_call_timeout",
+        "seconds to wait for one call before the adapter gives up (default 60)",
+        "float",
+    ),
+    (
+        "golden-dir",
+        "agenttools_golden_dir",
+        "directory of golden snapshots (default: the ones shipped with the kit)",
+        "string",
+    ),
+    (
+        "hypothesis-profile",
+        "agenttools_hypothesis_profile",
+        "hypothesis profile for the property suites: ci (default), dev or fuzz",
+        "string",
+    ),
 )
 
 
@@ -39,8 +71,9 @@ def add_options(parser: pytest.Parser) -> None:
             group.addoption(flag, action="store_true", default=None, dest=dest, help=text)
             parser.addini(ini, text, type="bool", default=False)
         else:
-            group.addoption(flag, action="store", default=None, dest=dest, metavar="VALUE",
-                            help=text)
+            group.addoption(
+                flag, action="store", default=None, dest=dest, metavar="VALUE", help=text
+            )
             parser.addini(ini, text, default="")
 
 

@@ -29,7 +29,9 @@ def load_manifest_file(path: str) -> dict[str, Any]:
     except FileNotFoundError:
         raise pytest.UsageError(f"--agenttools-manifest: no such file {path!r}") from None
     except tomllib.TOMLDecodeError as exc:
-        raise pytest.UsageError(f"--agenttools-manifest={path!r} is not valid TOML: {exc}") from None
+        raise pytest.UsageError(
+            f"--agenttools-manifest={path!r} is not valid TOML: {exc}"
+        ) from None
 
 
 class AgentToolsSession:
@@ -38,7 +40,9 @@ class AgentToolsSession:
     def __init__(self, config: pytest.Config, settings: Settings) -> None:
         self.config = config
         self.settings = settings
-        self.manifest_override = load_manifest_file(settings.manifest) if settings.manifest else None
+        self.manifest_override = (
+            load_manifest_file(settings.manifest) if settings.manifest else None
+        )
         self._adapter: Any = None
         self._manifest: Any = None
         self._failure: str | None = None
@@ -159,7 +163,9 @@ def agenttools_workspace() -> Iterator[Workspace]:
 
 
 @pytest.fixture
-def agenttools_client(pytestconfig: pytest.Config, agenttools_workspace: Workspace) -> Iterator[Any]:
+def agenttools_client(
+    pytestconfig: pytest.Config, agenttools_workspace: Workspace
+) -> Iterator[Any]:
     """A ToolClient bound to this test's workspace; settings it changed are restored after."""
     from .client import ToolClient
 

@@ -31,7 +31,8 @@ def check(tool: str, params: tuple[Param, ...], arguments: Any) -> dict[str, Any
     """Return the arguments with every value checked against ``params``."""
     if not isinstance(arguments, Mapping):
         raise ToolError(
-            "invalid_argument", f"{tool}: arguments must be an object, got {type(arguments).__name__}."
+            "invalid_argument",
+            f"{tool}: arguments must be an object, got {type(arguments).__name__}.",
         )
     known = {p.name: p for p in params}
     unknown = sorted(set(arguments) - set(known))
@@ -48,8 +49,7 @@ def check(tool: str, params: tuple[Param, ...], arguments: Any) -> dict[str, Any
             if param.required:
                 raise ToolError(
                     "invalid_argument",
-                    f"{tool}: missing required argument {param.name!r} "
-                    f"({_expected(param.kind)}).",
+                    f"{tool}: missing required argument {param.name!r} ({_expected(param.kind)}).",
                 )
             continue
         kinds = param.kind if isinstance(param.kind, tuple) else (param.kind,)

@@ -39,13 +39,15 @@ def compute(old: str, new: str, label: str, max_patch_bytes: int) -> Change:
     old_lines, new_lines = _lines(old), _lines(new)
     patch_lines = []
     for line in difflib.unified_diff(old_lines, new_lines, fromfile=label, tofile=label):
-        patch_lines.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+        patch_lines.append(
+            line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        )
     patch = "".join(patch_lines)
     truncated = False
     if len(patch.encode("utf-8", "surrogatepass")) > max_patch_bytes:
         patch = patch.encode("utf-8", "surrogatepass")[:max_patch_bytes].decode("utf-8", "ignore")
         truncated = True
-    display = []
+    display: list[str] = []
     matcher = difflib.SequenceMatcher(a=old_lines, b=new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":

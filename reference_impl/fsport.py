@@ -69,7 +69,9 @@ def guard_readable(path: str) -> os.stat_result:
             f"{path} is a directory, not a file. List it with glob (path={path!r}) or bash `ls`.",
         )
     kind = stat.S_IFMT(mode)
-    if kind in SPECIAL_KINDS and not (kind == stat.S_IFCHR and os.path.realpath(path) == "/dev/null"):
+    if kind in SPECIAL_KINDS and not (
+        kind == stat.S_IFCHR and os.path.realpath(path) == "/dev/null"
+    ):
         raise ToolError(
             "not_regular_file",
             f"{path} is not a regular file ({SPECIAL_KINDS[kind]}); reading it could block or "

@@ -41,7 +41,8 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     limit = args.get("limit")
     if limit is not None and limit < 1:
         raise ToolError(
-            "invalid_argument", f"limit must be 1 or more lines, got {limit}. Omit it for a full page."
+            "invalid_argument",
+            f"limit must be 1 or more lines, got {limit}. Omit it for a full page.",
         )
     path, via_variant = paths.resolve_for_read(raw, ctx.cwd, ctx.env)
     if not os.path.lexists(path):
@@ -85,9 +86,7 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     return result
 
 
-def _image(
-    stream: BinaryIO, sample: bytes, path: str, mime: str, limits: Limits
-) -> dict[str, Any]:
+def _image(stream: BinaryIO, sample: bytes, path: str, mime: str, limits: Limits) -> dict[str, Any]:
     cap = limits["read.max_image_bytes"]
     data = sample + stream.read(cap + 1 - len(sample))
     if len(data) > cap:
@@ -97,8 +96,10 @@ def _image(
             "(for example with ImageMagick `convert -resize`).",
         )
     return {
-        "content": [text_block(f"Read image file {path} [{mime}, {len(data)} bytes]"),
-                    image_block(data, mime)],
+        "content": [
+            text_block(f"Read image file {path} [{mime}, {len(data)} bytes]"),
+            image_block(data, mime),
+        ],
         "isError": False,
         "details": {"path": path, "mimeType": mime, "bytes": len(data)},
     }
@@ -171,7 +172,9 @@ def _text_page(
     if stopped_by:
         next_offset = end + 1
         reason = f" ({max_bytes / 1024:.1f}KB limit)" if stopped_by == "bytes" else ""
-        notes.append(f"[Showing lines {start}-{end}{reason}. Use offset={next_offset} to continue.]")
+        notes.append(
+            f"[Showing lines {start}-{end}{reason}. Use offset={next_offset} to continue.]"
+        )
         details.update(next_offset=next_offset, truncated_by=stopped_by)
     else:
         details["total_lines"] = seen

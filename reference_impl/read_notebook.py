@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
 import re
 from typing import Any
 
@@ -34,10 +35,8 @@ def _output_text(output: Any) -> tuple[str, list[tuple[str, bytes]]]:
     data = output.get("data", {})
     for mime in IMAGE_TYPES:
         if mime in data:
-            try:
+            with contextlib.suppress(binascii.Error, ValueError):
                 images.append((mime, base64.b64decode(_join(data[mime]))))
-            except (binascii.Error, ValueError):
-                pass
     return _join(data.get("text/plain", "")), images
 
 

@@ -12,7 +12,7 @@ RANGE = re.compile(r"^\s*(\d+)\s*(?:(-)\s*(\d+)?)?\s*$")
 
 
 def parse_pages(spec: object, total: int, max_pages: int) -> tuple[int, int]:
-    """``3``, ``"3"``, ``"1-10"`` or ``"5-"`` (1-indexed, inclusive) to a checked ``(first, last)``."""
+    """Parse `3`, `"3"`, `"1-10"` or `"5-"` (1-indexed, inclusive) into a checked range."""
     text = str(spec) if isinstance(spec, int) and not isinstance(spec, bool) else spec
     match = RANGE.match(text) if isinstance(text, str) else None
     if not match:

@@ -6,6 +6,7 @@ flight; stdout is written under a lock, one whole line at a time.
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 import threading
@@ -109,8 +110,9 @@ class Server:
 
 def serve(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
     if stdin is None and stdout is None:  # the wire is UTF-8 whatever the locale says
-        sys.stdin.reconfigure(encoding="utf-8", errors="strict")  # type: ignore[attr-defined]
-        sys.stdout.reconfigure(encoding="utf-8")  # type: ignore[attr-defined]
+        for stream in (sys.stdin, sys.stdout):
+            if isinstance(stream, io.TextIOWrapper):
+                stream.reconfigure(encoding="utf-8")
     source = stdin or sys.stdin
     server = Server(ReferenceTools(), stdout or sys.stdout)
     for line in source:

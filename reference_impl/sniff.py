@@ -13,11 +13,59 @@ SAMPLE_BYTES = 4100
 CONTROL_RATIO = 0.30
 
 BINARY_EXTENSIONS = frozenset(
-    """
-    .7z .a .avi .bin .bmp .bz2 .class .dll .dylib .eot .exe .flac .gz .ico .jar .lz4 .mkv .mov
-    .mp3 .mp4 .o .obj .ogg .otf .psd .pyc .pyo .rar .so .sqlite .sqlite3 .tar .tgz .tif .tiff
-    .ttf .wasm .wav .whl .woff .woff2 .xz .zip .zst .safetensors .pt .pth .onnx .gguf .npy .npz
-    """.split()
+    [
+        ".7z",
+        ".a",
+        ".avi",
+        ".bin",
+        ".bmp",
+        ".bz2",
+        ".class",
+        ".dll",
+        ".dylib",
+        ".eot",
+        ".exe",
+        ".flac",
+        ".gz",
+        ".ico",
+        ".jar",
+        ".lz4",
+        ".mkv",
+        ".mov",
+        ".mp3",
+        ".mp4",
+        ".o",
+        ".obj",
+        ".ogg",
+        ".otf",
+        ".psd",
+        ".pyc",
+        ".pyo",
+        ".rar",
+        ".so",
+        ".sqlite",
+        ".sqlite3",
+        ".tar",
+        ".tgz",
+        ".tif",
+        ".tiff",
+        ".ttf",
+        ".wasm",
+        ".wav",
+        ".whl",
+        ".woff",
+        ".woff2",
+        ".xz",
+        ".zip",
+        ".zst",
+        ".safetensors",
+        ".pt",
+        ".pth",
+        ".onnx",
+        ".gguf",
+        ".npy",
+        ".npz",
+    ]
 )
 
 

@@ -38,7 +38,7 @@ LATIN1 = Encoding("latin-1", "latin-1")
 
 
 def detect(sample: bytes, complete: bool = False) -> Encoding:
-    """Pick the encoding from the first bytes: a BOM decides; else UTF-8 if it decodes, else latin-1.
+    """Pick the encoding from the first bytes: a BOM, else UTF-8 if they decode, else latin-1.
 
     A sample cut from a longer file may end inside a multi-byte sequence, so unless ``complete``
     (the sample is the whole file) an incomplete tail is tolerated.

@@ -81,7 +81,9 @@ class ReferenceTools:
     ) -> dict[str, Any]:
         run = TOOLS.get(tool)
         if run is None:
-            raise UnknownToolError(f"unknown tool {tool!r}; this implementation has {sorted(TOOLS)}")
+            raise UnknownToolError(
+                f"unknown tool {tool!r}; this implementation has {sorted(TOOLS)}"
+            )
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
             return error_result("invalid_cwd", f"cwd must be an absolute path, got {cwd!r}.")
         if not os.path.isdir(cwd):

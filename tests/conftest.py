@@ -25,15 +25,27 @@ def run_suite(tmp_path: Path) -> RunSuite:
     implementations in ``tests/broken`` can be loaded by ``--agenttools-impl``.
     """
 
-    def run(*args: str, timeout: float = 600, cwd: Path | None = None) -> tuple[Any, dict[str, Any]]:
+    def run(
+        *args: str, timeout: float = 600, cwd: Path | None = None
+    ) -> tuple[Any, dict[str, Any]]:
         report = tmp_path / f"report-{len(list(tmp_path.iterdir()))}.json"
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
         env["HYPOTHESIS_STORAGE_DIRECTORY"] = str(tmp_path / "hypothesis")
         command: Sequence[str] = [
-            sys.executable, "-m", "pytest", "--pyargs", "pytest_agenttools.conformance",
-            "-p", "no:cacheprovider", "-p", "no:benchmark", "-q",
-            "--agenttools-report", str(report), *args,
+            sys.executable,
+            "-m",
+            "pytest",
+            "--pyargs",
+            "pytest_agenttools.conformance",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:benchmark",
+            "-q",
+            "--agenttools-report",
+            str(report),
+            *args,
         ]
         proc = subprocess.run(
             command, cwd=cwd or tmp_path, env=env, capture_output=True, text=True, timeout=timeout

@@ -15,7 +15,8 @@ from pytest_agenttools import AdapterError, ProtocolError, ToolCall
 from pytest_agenttools.adapters.inprocess import InProcessAdapter
 from pytest_agenttools.adapters.stdio import StdioAdapter
 
-FAKE = f"{shlex.quote(sys.executable)} {shlex.quote(str(Path(__file__).parent / 'servers' / 'fake_server.py'))}"
+SERVER = Path(__file__).parent / "servers" / "fake_server.py"
+FAKE = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVER))}"
 REFERENCE_STDIO = f"{shlex.quote(sys.executable)} -m pytest_agenttools.cli serve"
 
 
@@ -89,7 +90,7 @@ def test_crash_fails_pending_call_and_next_call_restarts(fake: StdioAdapter) -> 
 
 
 def test_garbage_on_stdout_is_reported(fake: StdioAdapter) -> None:
-    with pytest.raises(AdapterError, match="not JSON-RPC.*this is not json"):
+    with pytest.raises(AdapterError, match=r"not JSON-RPC.*this is not json"):
         fake.call(call("garbage"))
     assert fake.call(call("echo")).text == "{}"
 
@@ -107,7 +108,9 @@ def test_cancel_reaches_the_call(fake: StdioAdapter) -> None:
 
 
 def test_contract_violation_names_the_adapter(fake: StdioAdapter) -> None:
-    with pytest.raises(AdapterError, match="stdio adapter.*invalid result.*content must be a list"):
+    with pytest.raises(
+        AdapterError, match=r"stdio adapter.*invalid result.*content must be a list"
+    ):
         fake.call(call("badresult"))
 
 
@@ -124,8 +127,10 @@ def test_command_not_found() -> None:
 
 
 def test_inprocess_factory_errors() -> None:
-    for spec, needle in [("nocolon", "package.module:factory"),
-                         ("no_such_mod_q:create", "cannot import"),
-                         ("pytest_agenttools.reference_impl:nope", "no attribute")]:
+    for spec, needle in [
+        ("nocolon", "package.module:factory"),
+        ("no_such_mod_q:create", "cannot import"),
+        ("pytest_agenttools.reference_impl:nope", "no attribute"),
+    ]:
         with pytest.raises(AdapterError, match=needle):
             InProcessAdapter(spec).start()

@@ -1,4 +1,4 @@
-"""The suite checks itself: every broken implementation is caught on the clause naming its defect."""
+"""The suite checks itself: each broken implementation fails the clause that names its defect."""
 
 from __future__ import annotations
 

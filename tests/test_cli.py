@@ -18,8 +18,9 @@ def agenttools(*args: str, cwd: Path, timeout: float = 600) -> subprocess.Comple
     exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
     env = dict(os.environ)
     env["PYTHONPATH"] = str(TESTS)
-    return subprocess.run([exe, *args], cwd=cwd, env=env, capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [exe, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_clauses_lists_the_spec(tmp_path: Path) -> None:
@@ -42,8 +43,9 @@ def test_run_subset_writes_report_and_leaves_cwd_clean(tmp_path: Path) -> None:
 
 
 def test_run_fails_on_a_broken_implementation(tmp_path: Path) -> None:
-    proc = agenttools("run", "--impl", "broken.drops_bom:create", "--", "-k", "bom_kept",
-                      cwd=tmp_path)
+    proc = agenttools(
+        "run", "--impl", "broken.drops_bom:create", "--", "-k", "bom_kept", cwd=tmp_path
+    )
     assert proc.returncode == 1
     assert "FAIL  WRITE-BOM-01" in proc.stdout
 
@@ -52,16 +54,27 @@ def test_run_with_expectations_exits_zero_when_all_expected(tmp_path: Path) -> N
     (tmp_path / "exp.toml").write_text(
         '[[xfail]]\nid = "WRITE-BOM-01"\nreason = "this implementation drops the BOM"\n'
     )
-    proc = agenttools("run", "--impl", "broken.drops_bom:create", "--expectations", "exp.toml",
-                      "--strict", "--", "-k", "bom_kept", cwd=tmp_path)
+    proc = agenttools(
+        "run",
+        "--impl",
+        "broken.drops_bom:create",
+        "--expectations",
+        "exp.toml",
+        "--strict",
+        "--",
+        "-k",
+        "bom_kept",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:]
     assert "xfail WRITE-BOM-01" in proc.stdout
 
 
 def test_inprocess_and_stdio_give_the_same_outcomes(tmp_path: Path) -> None:
     first = agenttools("run", "--report-json", "a.json", "--", "-n", "2", cwd=tmp_path)
-    second = agenttools("run", "--cmd", "agenttools serve", "--report-json", "b.json", "--",
-                        "-n", "2", cwd=tmp_path)
+    second = agenttools(
+        "run", "--cmd", "agenttools serve", "--report-json", "b.json", "--", "-n", "2", cwd=tmp_path
+    )
     assert first.returncode == 0, first.stdout[-3000:]
     assert second.returncode == 0, second.stdout[-3000:]
     a = json.loads((tmp_path / "a.json").read_text())

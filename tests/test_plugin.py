@@ -12,7 +12,7 @@ from pytest_agenttools.clauses import suite_dir
 
 pytest_plugins = ["pytester"]
 
-CLIENT_TESTS = '''
+CLIENT_TESTS = """
 from pytest_agenttools.markers import clause, feature
 
 @clause("READ-NF-01")
@@ -33,7 +33,7 @@ def test_needs_unknown_feature(agenttools_client):
 
 def test_plain():
     pass
-'''
+"""
 
 
 def report_of(path: Path) -> dict:
@@ -42,40 +42,50 @@ def report_of(path: Path) -> dict:
 
 def test_options_and_ini_twins_in_help(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--help")
-    for flag in ("--agenttools-impl", "--agenttools-cmd", "--agenttools-manifest",
-                 "--agenttools-expectations", "--agenttools-report", "--agenttools-strict"):
+    for flag in (
+        "--agenttools-impl",
+        "--agenttools-cmd",
+        "--agenttools-manifest",
+        "--agenttools-expectations",
+        "--agenttools-report",
+        "--agenttools-strict",
+    ):
         result.stdout.fnmatch_lines([f"*{flag}*"])
     result.stdout.fnmatch_lines(["*agenttools_impl*", "*agenttools_report*"])
 
 
 def test_markers_are_registered(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("--markers")
-    result.stdout.fnmatch_lines(["@pytest.mark.agenttools_clause*", "@pytest.mark.agenttools_feature*"])
+    result.stdout.fnmatch_lines(
+        ["@pytest.mark.agenttools_clause*", "@pytest.mark.agenttools_feature*"]
+    )
 
 
 def test_plugin_import_is_light(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(
-        '''
+        """
         import sys
         def test_nothing_heavy_loaded():
-            heavy = [m for m in ("pytest_agenttools.reference_impl", "pytest_agenttools.adapters.stdio",
-                                 "pytest_agenttools.adapters.inprocess", "pypdf", "nbformat", "psutil")
-                     if m in sys.modules]
+            names = ("pytest_agenttools.reference_impl", "pytest_agenttools.adapters.stdio",
+                     "pytest_agenttools.adapters.inprocess", "pypdf", "nbformat", "psutil")
+            heavy = [m for m in names if m in sys.modules]
             assert heavy == []
-        '''
+        """
     )
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
 
 
 def test_undeclared_tool_and_feature_are_skipped_with_reason(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(CLIENT_TESTS)
-    manifest = pytester.makefile(".toml", manifest='features = []\n')
+    manifest = pytester.makefile(".toml", manifest="features = []\n")
     result = pytester.runpytest("-rs", f"--agenttools-manifest={manifest}")
     result.assert_outcomes(passed=2, failed=1, skipped=2)
-    result.stdout.fnmatch_lines([
-        "*feature read.pdf not declared by agenttools-reference*",
-        "*feature read.teleport not declared by agenttools-reference*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*feature read.pdf not declared by agenttools-reference*",
+            "*feature read.teleport not declared by agenttools-reference*",
+        ]
+    )
 
 
 def test_json_report(pytester: pytest.Pytester) -> None:
@@ -85,8 +95,14 @@ def test_json_report(pytester: pytest.Pytester) -> None:
     report = report_of(out)
     assert report["implementation"]["name"] == "agenttools-reference"
     assert report["implementation"]["version"]
-    assert report["summary"] == {"passed": 3, "failed": 1, "skipped": 1, "xfailed": 0,
-                                 "xpassed": 0, "error": 0}
+    assert report["summary"] == {
+        "passed": 3,
+        "failed": 1,
+        "skipped": 1,
+        "xfailed": 0,
+        "xpassed": 0,
+        "error": 0,
+    }
     by_clause = {t["clause"]: t["outcome"] for t in report["tests"] if t["clause"]}
     assert by_clause == {"READ-NF-01": "passed", "READ-DIR-01": "failed", "READ-PDF-01": "passed"}
     assert report["clauses"]["READ-DIR-01"] == "failed"
@@ -97,15 +113,16 @@ def test_json_report(pytester: pytest.Pytester) -> None:
 def test_json_report_under_xdist(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(CLIENT_TESTS)
     out = pytester.path / "r.json"
-    result = pytester.runpytest_subprocess("-n", "2", f"--agenttools-report={out}",
-                                           "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "-n", "2", f"--agenttools-report={out}", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(passed=3, failed=1, skipped=1)
     report = report_of(out)
     assert report["implementation"]["name"] == "agenttools-reference"
     assert len(report["tests"]) == 5
 
 
-EXPECTATIONS = '''
+EXPECTATIONS = """
 [[xfail]]
 id = "READ-DIR-01"
 reason = "this implementation lists directories"
@@ -117,15 +134,16 @@ reason = "was broken once"
 [[skip]]
 id = "NO-SUCH-CLAUSE"
 reason = "matches nothing"
-'''
+"""
 
 
 def test_expectations_applied_and_judged(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_expect=CLIENT_TESTS)
     expectations = pytester.makefile(".toml", expect=EXPECTATIONS)
     path = pytester.path / "r.json"
-    result = pytester.runpytest(f"--agenttools-expectations={expectations}",
-                                f"--agenttools-report={path}")
+    result = pytester.runpytest(
+        f"--agenttools-expectations={expectations}", f"--agenttools-report={path}"
+    )
     result.assert_outcomes(passed=2, xfailed=1, xpassed=1, skipped=1)
     assert result.ret == 0, "non-strict: stale and unmatched entries are reported, not fatal"
     out = result.stdout.str()
@@ -176,8 +194,13 @@ def test_snapshot_update_never_writes_into_site_packages(pytester: pytest.Pytest
     if not re.search(r"(site|dist)-packages", str(suite_dir())):
         pytest.skip("the kit is not installed into site-packages here (editable install)")
     result = pytester.runpytest_subprocess(
-        "--pyargs", "pytest_agenttools.conformance", "-k", "golden", "--snapshot-update",
-        "-p", "no:cacheprovider",
+        "--pyargs",
+        "pytest_agenttools.conformance",
+        "-k",
+        "golden",
+        "--snapshot-update",
+        "-p",
+        "no:cacheprovider",
     )
     assert result.ret != 0
     assert "--agenttools-golden-dir" in result.stdout.str() + result.stderr.str()

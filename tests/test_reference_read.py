@@ -116,7 +116,8 @@ def test_one_giant_line_uses_little_memory(tmp_path: Path) -> None:
 
 def test_configure_ignores_unknown_and_invalid() -> None:
     tools = create()
-    applied = tools.configure({"read.max_lines": 5, "nope": 1, "read.max_bytes": -3,
-                               "read.max_line_chars": True})
+    applied = tools.configure(
+        {"read.max_lines": 5, "nope": 1, "read.max_bytes": -3, "read.max_line_chars": True}
+    )
     assert applied == {"applied": {"read.max_lines": 5}}
     assert tools.manifest()["limits"]["read.max_lines"] == 5

@@ -6,6 +6,7 @@ import io
 import threading
 import time
 import unicodedata
+from pathlib import Path
 
 import pytest
 
@@ -57,8 +58,13 @@ def test_iter_lines_utf16(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize(
     ("head", "name"),
-    [(b"\xef\xbb\xbfx", "utf-8-bom"), (b"\xff\xfex\x00", "utf-16le-bom"), (b"plain", "utf-8"),
-     (b"caf\xe9", "latin-1"), (b"\xe4\xb8", "utf-8")],
+    [
+        (b"\xef\xbb\xbfx", "utf-8-bom"),
+        (b"\xff\xfex\x00", "utf-16le-bom"),
+        (b"plain", "utf-8"),
+        (b"caf\xe9", "latin-1"),
+        (b"\xe4\xb8", "utf-8"),
+    ],
 )
 def test_detect(head: bytes, name: str) -> None:
     assert textcodec.detect(head, complete=head != b"\xe4\xb8").name == name
@@ -115,7 +121,12 @@ def test_read_candidates_nfd() -> None:
 
 @pytest.mark.parametrize(
     ("raw", "expected"),
-    [("file:///etc/x%20y", "/etc/x y"), ("~/a", "/home/u/a"), ("a/../b", "/ws/b"), ("/abs", "/abs")],
+    [
+        ("file:///etc/x%20y", "/etc/x y"),
+        ("~/a", "/home/u/a"),
+        ("a/../b", "/ws/b"),
+        ("/abs", "/abs"),
+    ],
 )
 def test_expand(raw: str, expected: str) -> None:
     assert paths.expand(raw, "/ws", {"HOME": "/home/u"}) == expected
@@ -127,7 +138,7 @@ def test_check_raw_rejects(raw: object) -> None:
         paths.check_raw(raw)
 
 
-def test_mutation_queue_serialises_one_key_and_cleans_up(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_mutation_queue_serialises_one_key_and_cleans_up(tmp_path: Path) -> None:
     queue = MutationQueue()
     (tmp_path / "f").write_text("")
     (tmp_path / "link").symlink_to(tmp_path / "f")
@@ -155,8 +166,14 @@ def test_mutation_queue_serialises_one_key_and_cleans_up(tmp_path) -> None:  # t
 
 @pytest.mark.parametrize(
     ("old", "new", "first"),
-    [("", "a\n", 1), ("a\n", "", 1), ("a\nb\n", "a\nc\n", 2), ("a", "a\nb", 2),
-     ("a\nb\nc", "a\nb", 2), ("same", "same", None)],
+    [
+        ("", "a\n", 1),
+        ("a\n", "", 1),
+        ("a\nb\n", "a\nc\n", 2),
+        ("a", "a\nb", 2),
+        ("a\nb\nc", "a\nb", 2),
+        ("same", "same", None),
+    ],
 )
 def test_diff_roundtrip(old: str, new: str, first: int | None) -> None:
     change = diffing.compute(old, new, "f", 10**6)

@@ -35,10 +35,12 @@ def test_every_test_names_a_known_clause() -> None:
         for node in tree.body:
             if isinstance(node, ast.FunctionDef) and node.name.startswith("test_"):
                 ids = [
-                    d.args[0].value
+                    str(d.args[0].value)
                     for d in node.decorator_list
-                    if isinstance(d, ast.Call) and getattr(d.func, "id", "") == "clause"
-                    and d.args and isinstance(d.args[0], ast.Constant)
+                    if isinstance(d, ast.Call)
+                    and getattr(d.func, "id", "") == "clause"
+                    and d.args
+                    and isinstance(d.args[0], ast.Constant)
                 ]
                 if not ids:
                     unnamed.append(f"{path.name}::{node.name}")
@@ -50,14 +52,18 @@ def test_every_test_names_a_known_clause() -> None:
 def test_clause_ids_are_well_formed() -> None:
     for clause in load().clauses:
         prefix = clause.id.split("-")[0].lower()
-        assert prefix in (clause.tool, "task"), f"{clause.id}: prefix does not match tool {clause.tool}"
+        assert prefix in (clause.tool, "task"), (
+            f"{clause.id}: prefix does not match tool {clause.tool}"
+        )
         assert clause.id == clause.id.upper(), clause.id
 
 
 def test_malformed_spec_is_rejected(tmp_path: Path) -> None:
     bad = tmp_path / "spec.toml"
-    bad.write_text('[[clause]]\nid = "X-1"\ntool = "read"\nlevel = "MAY"\ntitle = "t"\n'
-                   'text = "t"\nrationale = "r"\n')
+    bad.write_text(
+        '[[clause]]\nid = "X-1"\ntool = "read"\nlevel = "MAY"\ntitle = "t"\n'
+        'text = "t"\nrationale = "r"\n'
+    )
     with pytest.raises(ValueError, match="MUST or SHOULD"):
         load(bad)
     bad.write_text('[[clause]]\nid = "X-1"\ntool = "read"\n')

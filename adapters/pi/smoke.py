@@ -91,7 +91,9 @@ class Client:
         return self.wait(self.send(method, params), timeout)
 
     def call(self, tool: str, arguments: dict, cwd: Path, timeout: float = 30.0) -> dict:
-        return self.request("call", {"tool": tool, "arguments": arguments, "cwd": str(cwd)}, timeout)
+        return self.request(
+            "call", {"tool": tool, "arguments": arguments, "cwd": str(cwd)}, timeout
+        )
 
 
 def show(label: str, answer: dict) -> None:
@@ -119,7 +121,9 @@ def main() -> int:
         show("initialize", ans)
         res = ans.get("result", {})
         check(res.get("protocol") == "agenttools/1", "protocol agenttools/1")
-        check(res.get("manifest", {}).get("tools") == ["read", "write"], "manifest tools read, write")
+        check(
+            res.get("manifest", {}).get("tools") == ["read", "write"], "manifest tools read, write"
+        )
 
         ans = client.request("configure", {"settings": {"read.max_lines": 3}})
         show("configure", ans)
@@ -144,7 +148,9 @@ def main() -> int:
         fifo = ws / "fifo"
         os.mkfifo(fifo)
         slow = client.send("call", {"tool": "read", "arguments": {"path": "fifo"}, "cwd": str(ws)})
-        fast = client.send("call", {"tool": "read", "arguments": {"path": "sub/dir/a.txt"}, "cwd": str(ws)})
+        fast = client.send(
+            "call", {"tool": "read", "arguments": {"path": "sub/dir/a.txt"}, "cwd": str(ws)}
+        )
         ans_fast = client.wait(fast)
         show(f"concurrent: fast read (id {fast})", ans_fast)
         check(slow not in client.answers, "blocked FIFO read did not hold up the second call")
@@ -152,22 +158,36 @@ def main() -> int:
         client.send("$/cancelRequest", {"id": slow}, notify=True)
         ans_slow = client.wait(slow, timeout=10)
         show(f"concurrent: cancelled FIFO read (id {slow})", ans_slow)
-        check(ans_slow.get("result", {}).get("isError") is True, "cancelled call answers with isError")
+        check(
+            ans_slow.get("result", {}).get("isError") is True, "cancelled call answers with isError"
+        )
         # pi leaves its open(2) of the FIFO blocked after the cancel; the server must still exit
         # promptly at shutdown (checked below).
 
         # Two writes in flight at once, both answered.
-        a = client.send("call", {"tool": "write", "arguments": {"path": "p.txt", "content": "P"}, "cwd": str(ws)})
-        b = client.send("call", {"tool": "write", "arguments": {"path": "q.txt", "content": "Q"}, "cwd": str(ws)})
+        a = client.send(
+            "call",
+            {"tool": "write", "arguments": {"path": "p.txt", "content": "P"}, "cwd": str(ws)},
+        )
+        b = client.send(
+            "call",
+            {"tool": "write", "arguments": {"path": "q.txt", "content": "Q"}, "cwd": str(ws)},
+        )
         ans_a, ans_b = client.wait(a), client.wait(b)
         show("concurrent write p.txt", ans_a)
         show("concurrent write q.txt", ans_b)
-        check((ws / "p.txt").read_text() == "P" and (ws / "q.txt").read_text() == "Q", "both writes landed")
+        check(
+            (ws / "p.txt").read_text() == "P" and (ws / "q.txt").read_text() == "Q",
+            "both writes landed",
+        )
 
         ans = client.call("frobnicate", {}, ws)
         show("unknown tool", ans)
         check(ans.get("error", {}).get("code") == -32602, "unknown tool -> -32602")
-        check(ans.get("error", {}).get("message") == "unknown tool 'frobnicate'", "unknown tool message")
+        check(
+            ans.get("error", {}).get("message") == "unknown tool 'frobnicate'",
+            "unknown tool message",
+        )
 
         ans = client.request("no_such_method")
         show("unknown method", ans)

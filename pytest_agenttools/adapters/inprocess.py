@@ -30,7 +30,9 @@ def load_factory(spec: str) -> Any:
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
-        raise AdapterError(f"--agenttools-impl={spec!r}: cannot import {module_name!r}: {exc}") from exc
+        raise AdapterError(
+            f"--agenttools-impl={spec!r}: cannot import {module_name!r}: {exc}"
+        ) from exc
     try:
         return getattr(module, attribute)
     except AttributeError:
@@ -98,7 +100,9 @@ class InProcessAdapter:
     def _run(self, call: ToolCall, cancel: threading.Event) -> ToolResult:
         wire = call.to_wire()
         try:
-            raw = self._impl.call(wire["tool"], wire["arguments"], wire["cwd"], wire.get("env"), cancel)
+            raw = self._impl.call(
+                wire["tool"], wire["arguments"], wire["cwd"], wire.get("env"), cancel
+            )
         except Exception as exc:
             name = type(exc).__name__
             if name == "UnknownToolError":
@@ -110,7 +114,9 @@ class InProcessAdapter:
         try:
             return ToolResult.from_wire(json.loads(json.dumps(raw)))
         except (TypeError, ValueError, ContractViolation) as exc:
-            raise AdapterError(f"{self.describe()}: {call.describe()} answered badly: {exc}") from exc
+            raise AdapterError(
+                f"{self.describe()}: {call.describe()} answered badly: {exc}"
+            ) from exc
 
     def submit(self, call: ToolCall) -> _Pending:
         cancel = threading.Event()

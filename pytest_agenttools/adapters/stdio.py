@@ -130,7 +130,8 @@ class _Child:
                 error = message["error"] if isinstance(message["error"], dict) else {}
                 future.set_exception(
                     ProtocolError(
-                        f"{self.describe}: JSON-RPC error {error.get('code')}: {error.get('message')}",
+                        f"{self.describe}: JSON-RPC error {error.get('code')}: "
+                        f"{error.get('message')}",
                         int(error.get("code", -32603)),
                     )
                 )
@@ -146,10 +147,16 @@ class _Child:
 
 
 class _Pending:
-    def __init__(self, adapter: StdioAdapter, child: _Child, ident: int, future: Future[Any],
-                 call: ToolCall) -> None:
+    def __init__(
+        self, adapter: StdioAdapter, child: _Child, ident: int, future: Future[Any], call: ToolCall
+    ) -> None:
         self._adapter, self._child, self._id, self._future, self._call = (
-            adapter, child, ident, future, call)
+            adapter,
+            child,
+            ident,
+            future,
+            call,
+        )
 
     def result(self, timeout: float | None = None) -> ToolResult:
         deadline = timeout if timeout is not None else self._adapter.deadline_for(self._call)
@@ -199,7 +206,9 @@ class StdioAdapter:
         self.command = command
         self.argv = shlex.split(command)
         if not self.argv:
-            raise AdapterError("--agenttools-cmd is empty; give the command that starts your server")
+            raise AdapterError(
+                "--agenttools-cmd is empty; give the command that starts your server"
+            )
         self.argv[0] = resolve_program(self.argv[0])
         self._override = manifest_override
         self.call_timeout = call_timeout
@@ -246,7 +255,9 @@ class StdioAdapter:
             ) from None
         if not isinstance(answer, dict):
             child.fail("answered initialize without an object")
-            raise AdapterError(f"{self.describe()}: initialize must return an object, got {answer!r}")
+            raise AdapterError(
+                f"{self.describe()}: initialize must return an object, got {answer!r}"
+            )
         raw_manifest = answer.get("manifest")
         if isinstance(raw_manifest, dict):
             manifest = Manifest.from_wire(raw_manifest, source=self.describe())

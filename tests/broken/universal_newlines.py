@@ -18,7 +18,7 @@ def split_everywhere(stream: BinaryIO, encoding: Any, max_chars: int) -> Iterato
 class UniversalNewlines(ReferenceTools):
     def call(self, tool: str, arguments: Any, cwd: str, env: Any = None, cancel: Any = None) -> Any:
         original = read.textcodec.iter_lines
-        read.textcodec.iter_lines = split_everywhere  # type: ignore[assignment]
+        read.textcodec.iter_lines = split_everywhere
         try:
             return super().call(tool, arguments, cwd, env, cancel)
         finally:

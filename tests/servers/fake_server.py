@@ -10,8 +10,15 @@ import os
 import sys
 import threading
 
-MANIFEST = {"name": "fake", "version": "1", "tools": ["read"], "features": [],
-            "output": {"line_numbers": "none"}, "limits": {}, "settings": []}
+MANIFEST = {
+    "name": "fake",
+    "version": "1",
+    "tools": ["read"],
+    "features": [],
+    "output": {"line_numbers": "none"},
+    "limits": {},
+    "settings": [],
+}
 cancels: dict = {}
 lock = threading.Lock()
 
@@ -24,8 +31,16 @@ def send(message: dict) -> None:
 
 def slow(ident: int, event: threading.Event) -> None:
     event.wait(30)
-    send({"id": ident, "result": {"content": [{"type": "text", "text": "Command aborted"}],
-                                  "isError": True, "details": {}}})
+    send(
+        {
+            "id": ident,
+            "result": {
+                "content": [{"type": "text", "text": "Command aborted"}],
+                "isError": True,
+                "details": {},
+            },
+        }
+    )
 
 
 def main() -> None:
@@ -37,7 +52,9 @@ def main() -> None:
         params = message.get("params") or {}
         if method == "initialize":
             if not no_init:
-                send({"id": ident, "result": {"name": "fake", "version": "1", "manifest": MANIFEST}})
+                send(
+                    {"id": ident, "result": {"name": "fake", "version": "1", "manifest": MANIFEST}}
+                )
         elif method == "$/cancelRequest":
             event = cancels.get(params.get("id"))
             if event:
@@ -52,8 +69,12 @@ def main() -> None:
             print(f"call {tool}", file=sys.stderr, flush=True)
             if tool == "echo":
                 text = json.dumps(params["arguments"], sort_keys=True)
-                send({"id": ident, "result": {"content": [{"type": "text", "text": text}],
-                                              "isError": False}})
+                send(
+                    {
+                        "id": ident,
+                        "result": {"content": [{"type": "text", "text": text}], "isError": False},
+                    }
+                )
             elif tool == "crash":
                 os._exit(3)
             elif tool == "garbage":
