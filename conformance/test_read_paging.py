@@ -89,7 +89,8 @@ def test_line_cap_cuts_long_line(tools: Any, ws: Any, style: str) -> None:
 @clause("READ-CAP-03")
 def test_configured_line_cap(tools: Any, ws: Any, style: str) -> None:
     if not tools.configure(**{"read.max_line_chars": 10}):
-        return _declared_only(tools, ws, style)
+        _declared_only(tools, ws, style)
+        return
     ws.put("l.txt", "0123456789ABCDEF\nshort\n")
     shown = parse_read(expect_ok(tools.read(path="l.txt")).text, style)
     assert shown.texts[0].startswith("0123456789") and "A" not in shown.texts[0]

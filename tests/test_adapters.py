@@ -17,7 +17,9 @@ from pytest_agenttools.adapters.stdio import StdioAdapter
 
 SERVER = Path(__file__).parent / "servers" / "fake_server.py"
 FAKE = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVER))}"
-REFERENCE_STDIO = f"{shlex.quote(sys.executable)} -m pytest_agenttools.cli serve"
+# The console script, found beside this interpreter: `python -m` from the repository root would
+# import the source tree, which lacks the mapped subpackages, instead of the installed kit.
+REFERENCE_STDIO = "agenttools serve"
 
 
 @pytest.fixture
