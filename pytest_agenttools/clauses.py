@@ -1,4 +1,4 @@
-"""The spec's clauses as data: loaded from the suite's ``spec.toml``, rendered as docs/spec.md.
+"""The spec's clauses as data: loaded from the suite's ``spec/*.toml``, rendered as docs/spec.md.
 
 One source feeds the markers' meaning, ``agenttools clauses``, the report and the docs, and a
 test keeps docs/spec.md equal to what ``render_markdown`` produces.
@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 LEVELS = ("MUST", "SHOULD")
 
@@ -46,13 +47,31 @@ def suite_dir() -> Path:
     return Path(str(resources.files("pytest_agenttools.conformance")))
 
 
-def load(path: Path | None = None) -> Spec:
-    """Parse ``spec.toml``; ValueError says which clause is malformed."""
-    source = path or suite_dir() / "spec.toml"
-    data = tomllib.loads(source.read_text(encoding="utf-8"))
+def spec_files(directory: Path | None = None) -> list[Path]:
+    return sorted((directory or suite_dir() / "spec").glob("*.toml"))
+
+
+def load(source: Path | None = None) -> Spec:
+    """Parse the spec (a directory of TOML files, or one file); ValueError names a bad clause.
+
+    Each file may hold ``version``/``intro`` (the first file), a ``[section]`` with the tool's
+    introduction, and ``[[clause]]`` entries.
+    """
+    files = spec_files(source) if source is None or source.is_dir() else [source]
+    version, intro = "0", ""
+    sections: dict[str, str] = {}
+    raws: list[tuple[Path, dict[str, Any]]] = []
+    for path in files:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        version = str(data.get("version", version))
+        intro = data.get("intro", intro)
+        section = data.get("section")
+        if isinstance(section, dict) and section.get("tool"):
+            sections[section["tool"]] = section.get("text", "")
+        raws += [(path, raw) for raw in data.get("clause", [])]
     clauses: list[Clause] = []
     seen: set[str] = set()
-    for raw in data.get("clause", []):
+    for source, raw in raws:
         ident = raw.get("id", "?")
         missing = [
             k for k in ("id", "tool", "level", "title", "text", "rationale") if not raw.get(k)
@@ -76,15 +95,10 @@ def load(path: Path | None = None) -> Spec:
                 retired=bool(raw.get("retired", False)),
             )
         )
-    return Spec(
-        version=str(data.get("version", "0")),
-        intro=data.get("intro", "").strip(),
-        clauses=tuple(clauses),
-        sections=dict(data.get("sections", {})),
-    )
+    return Spec(version=version, intro=intro.strip(), clauses=tuple(clauses), sections=sections)
 
 
-def tests_by_clause(directory: Path | None = None) -> dict[str, list[str]]:
+def clause_test_index(directory: Path | None = None) -> dict[str, list[str]]:
     """Map clause id to ``file::test`` by reading the suite's source (no import, no collection)."""
     found: dict[str, list[str]] = {}
     for path in sorted((directory or suite_dir()).glob("test_*.py")):

@@ -158,11 +158,11 @@ def _serve(_: argparse.Namespace) -> int:
 
 
 def _clauses(ns: argparse.Namespace) -> int:
-    from .clauses import load, render_markdown, tests_by_clause
+    from .clauses import clause_test_index, load, render_markdown
 
     spec = load()
     if ns.markdown:
-        sys.stdout.write(render_markdown(spec, tests_by_clause()))
+        sys.stdout.write(render_markdown(spec, clause_test_index()))
         return 0
     for clause in spec.clauses:
         if ns.tool and clause.tool != ns.tool:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-DEFAULT_LIMITS: Mapping[str, int] = {
+#: read and write; other tools declare theirs in their module's ``LIMITS``
+DEFAULT_LIMITS: Mapping[str, int | float] = {
     "read.max_lines": 2000,
     "read.max_bytes": 51200,
     "read.max_line_chars": 2000,
@@ -25,26 +26,38 @@ DEFAULT_LIMITS: Mapping[str, int] = {
 
 
 class Limits:
-    """The live limit values of one implementation instance."""
+    """The live limit values of one implementation instance.
 
-    def __init__(self, overrides: Mapping[str, int] | None = None) -> None:
-        self._values: dict[str, int] = dict(DEFAULT_LIMITS)
+    A limit whose default is an int accepts ints >= 1; one whose default is a float (seconds)
+    accepts any number > 0. Anything else is ignored, and not reported as applied.
+    """
+
+    def __init__(
+        self,
+        overrides: Mapping[str, Any] | None = None,
+        extra_defaults: Mapping[str, int | float] | None = None,
+    ) -> None:
+        self._values: dict[str, Any] = {**DEFAULT_LIMITS, **(extra_defaults or {})}
         if overrides:
             self.apply(overrides)
 
-    def __getitem__(self, name: str) -> int:
+    def __getitem__(self, name: str) -> Any:
         return self._values[name]
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, Any]:
         return dict(self._values)
 
-    def apply(self, settings: Mapping[str, Any]) -> dict[str, int]:
+    def apply(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         """Set the known, valid settings; return what was applied (others are ignored)."""
-        applied: dict[str, int] = {}
+        applied: dict[str, Any] = {}
         for name, value in settings.items():
-            if name not in self._values:
+            if name not in self._values or isinstance(value, bool):
                 continue
-            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            if isinstance(self._values[name], float):
+                if not isinstance(value, int | float) or not 0 < value < float("inf"):
+                    continue
+                value = float(value)
+            elif not isinstance(value, int) or value < 1:
                 continue
             self._values[name] = value
             applied[name] = value

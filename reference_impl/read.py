@@ -17,6 +17,14 @@ from .read_notebook import read_notebook
 from .read_pdf import read_pdf
 from .results import ToolError, image_block, text_block, text_result
 
+FEATURES = (
+    "read.binary_detection",
+    "read.device_guard",
+    "read.images",
+    "read.notebook",
+    "read.path_variants",
+    "read.pdf",
+)
 PARAMS = (
     Param("path", str, required=True),
     Param("offset", int),

@@ -87,8 +87,20 @@ class Server:
             self.send({"id": ident, "result": None})
             return False
         else:
-            self.error(ident, NO_METHOD, f"unknown method {method!r}")
+            extra = self.tools.method(method) if isinstance(method, str) else None
+            if extra is None:
+                self.error(ident, NO_METHOD, f"unknown method {method!r}")
+            else:
+                self.pool.submit(self._extra, ident, extra, params)
         return True
+
+    def _extra(self, ident: Any, method: Any, params: Any) -> None:
+        try:
+            self.send({"id": ident, "result": method(params, self.tools.services)})
+        except (TypeError, ValueError, KeyError) as exc:
+            self.error(ident, INVALID_PARAMS, f"{type(exc).__name__}: {exc}")
+        except Exception as exc:  # the server must answer every request
+            self.error(ident, INTERNAL, f"{type(exc).__name__}: {exc}")
 
     def _call(self, ident: Any, params: dict[str, Any], cancel: threading.Event) -> None:
         try:

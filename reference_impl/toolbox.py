@@ -3,17 +3,23 @@
 This is the in-process entry point (``pytest_agenttools.reference_impl:create``) and what the
 stdio server wraps. It turns every expected failure into an error result and every unexpected
 one into an ``internal`` error result, so a call never raises into its caller.
+
+Tools are modules named in ``TOOL_MODULES``. A tool module provides ``run(arguments, ctx)`` (or
+the function named after the colon) and may provide ``FEATURES`` (manifest feature names),
+``LIMITS`` (default limit values, configurable), ``METHODS`` (extra protocol methods, each
+``fn(params, services) -> result``) and ``shutdown(services)``.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import threading
 import traceback
 from collections.abc import Callable, Mapping
+from types import ModuleType
 from typing import Any
 
-from . import read, write
 from .context import CallContext
 from .limits import Limits
 from .mutation_queue import MutationQueue
@@ -25,30 +31,56 @@ PROTOCOL = "agenttools/1"
 SPEC_VERSION = "0.1"
 OUTPUT_PROFILE = "agenttools-reference/1"
 
+#: canonical tool name -> "module" or "module:function" inside this package
+TOOL_MODULES: Mapping[str, str] = {
+    "read": "read",
+    "write": "write",
+    "edit": "edit",
+    "grep": "grep",
+    "glob": "glob",
+    "bash": "bash",
+    "task_output": "bash:run_task_output",
+}
+
 Tool = Callable[[Any, CallContext], dict[str, Any]]
-TOOLS: Mapping[str, Tool] = {"read": read.run, "write": write.run}
-FEATURES = (
-    "read.binary_detection",
-    "read.device_guard",
-    "read.images",
-    "read.notebook",
-    "read.path_variants",
-    "read.pdf",
-    "write.atomic",
-    "write.keep_bom",
-    "write.keep_utf16le",
-    "write.mkdirs",
-    "write.patch",
-)
+
+
+def _load_tools() -> tuple[dict[str, Tool], list[ModuleType]]:
+    """Import the tool modules that exist; a tool whose module is absent is not offered."""
+    tools: dict[str, Tool] = {}
+    modules: list[ModuleType] = []
+    for name, spec in TOOL_MODULES.items():
+        module_name, _, function = spec.partition(":")
+        try:
+            module = importlib.import_module(f".{module_name}", __package__)
+        except ModuleNotFoundError as exc:
+            if exc.name == f"{__package__}.{module_name}":
+                continue
+            raise
+        tools[name] = getattr(module, function or "run")
+        if module not in modules:
+            modules.append(module)
+    return tools, modules
 
 
 class ReferenceTools:
-    """One reference instance: its own limits and mutation queue, nothing global."""
+    """One reference instance: its own limits, mutation queue and services, nothing global."""
 
-    def __init__(self, limits: Mapping[str, int] | None = None) -> None:
-        self.limits = Limits(limits)
+    def __init__(self, limits: Mapping[str, Any] | None = None) -> None:
+        self.tools, self.modules = _load_tools()
+        defaults: dict[str, Any] = {}
+        for module in self.modules:
+            defaults.update(getattr(module, "LIMITS", {}))
+        self.limits = Limits(limits, extra_defaults=defaults)
         self.queue = MutationQueue()
+        self.services: dict[str, Any] = {}
         self._lock = threading.Lock()
+
+    def features(self) -> list[str]:
+        found: set[str] = set()
+        for module in self.modules:
+            found.update(getattr(module, "FEATURES", ()))
+        return sorted(found)
 
     def manifest(self) -> dict[str, Any]:
         values = self.limits.as_dict()
@@ -57,8 +89,8 @@ class ReferenceTools:
             "version": VERSION,
             "protocol": PROTOCOL,
             "spec_version": SPEC_VERSION,
-            "tools": sorted(TOOLS),
-            "features": sorted(FEATURES),
+            "tools": sorted(self.tools),
+            "features": self.features(),
             "output": {"line_numbers": "arrow", "profile": OUTPUT_PROFILE},
             "limits": values,
             "settings": sorted(values),
@@ -71,6 +103,26 @@ class ReferenceTools:
         with self._lock:
             return {"applied": self.limits.apply(settings)}
 
+    def method(self, name: str) -> Callable[[Any, dict[str, Any]], Any] | None:
+        """An extra protocol method (beyond the four core ones) that some tool provides."""
+        for module in self.modules:
+            found = getattr(module, "METHODS", {}).get(name)
+            if found is not None:
+                return found
+        return None
+
+    def context(
+        self, cwd: str, env: Mapping[str, str] | None, cancel: threading.Event | None
+    ) -> CallContext:
+        return CallContext(
+            cwd=cwd,
+            limits=self.limits,
+            queue=self.queue,
+            env=env,
+            cancel=cancel or threading.Event(),
+            services=self.services,
+        )
+
     def call(
         self,
         tool: str,
@@ -79,22 +131,16 @@ class ReferenceTools:
         env: Mapping[str, str] | None = None,
         cancel: threading.Event | None = None,
     ) -> dict[str, Any]:
-        run = TOOLS.get(tool)
+        run = self.tools.get(tool)
         if run is None:
             raise UnknownToolError(
-                f"unknown tool {tool!r}; this implementation has {sorted(TOOLS)}"
+                f"unknown tool {tool!r}; this implementation has {sorted(self.tools)}"
             )
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
             return error_result("invalid_cwd", f"cwd must be an absolute path, got {cwd!r}.")
         if not os.path.isdir(cwd):
             return error_result("invalid_cwd", f"Working directory does not exist: {cwd}")
-        ctx = CallContext(
-            cwd=cwd,
-            limits=self.limits,
-            queue=self.queue,
-            env=env,
-            cancel=cancel or threading.Event(),
-        )
+        ctx = self.context(cwd, env, cancel)
         try:
             return run(arguments, ctx)
         except ToolError as exc:
@@ -109,4 +155,8 @@ class ReferenceTools:
             )
 
     def shutdown(self) -> None:
-        """Nothing to release yet; background tasks will be reaped here."""
+        """Release what tools hold (background processes, temp files)."""
+        for module in self.modules:
+            stop = getattr(module, "shutdown", None)
+            if stop is not None:
+                stop(self.services)

@@ -16,6 +16,7 @@ from .arguments import Param, check
 from .context import CallContext
 from .results import ToolError, text_result
 
+FEATURES = ("write.atomic", "write.keep_bom", "write.keep_utf16le", "write.mkdirs", "write.patch")
 PARAMS = (Param("path", str, required=True), Param("content", str, required=True))
 HEAD_BYTES = 4096
 

@@ -3,18 +3,13 @@
 from __future__ import annotations
 
 import importlib
+import pkgutil
 
+import broken
 import pytest
 from conftest import RunSuite, failed_clauses
 
-BROKEN = [
-    "counts_code_units",
-    "drops_bom",
-    "loses_mode",
-    "no_caps",
-    "off_by_one_paging",
-    "universal_newlines",
-]
+BROKEN = sorted(m.name for m in pkgutil.iter_modules(broken.__path__))
 
 
 @pytest.mark.parametrize("name", BROKEN)

@@ -7,13 +7,13 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agenttools.clauses import load, render_markdown, suite_dir, tests_by_clause
+from pytest_agenttools.clauses import clause_test_index, load, render_markdown, suite_dir
 
 REPO = Path(__file__).parent.parent
 
 
-def test_docs_spec_is_generated_from_spec_toml() -> None:
-    expected = render_markdown(load(), tests_by_clause())
+def test_docs_spec_is_generated_from_the_spec_files() -> None:
+    expected = render_markdown(load(), clause_test_index())
     actual = (REPO / "docs" / "spec.md").read_text(encoding="utf-8")
     assert actual == expected, (
         "docs/spec.md is out of date; regenerate it with "
@@ -22,7 +22,7 @@ def test_docs_spec_is_generated_from_spec_toml() -> None:
 
 
 def test_every_active_clause_has_a_test() -> None:
-    tested = tests_by_clause()
+    tested = clause_test_index()
     untested = [c.id for c in load().active() if not tested.get(c.id)]
     assert not untested, f"clauses without tests: {untested}"
 
