@@ -21,13 +21,15 @@ RunSuite = Callable[..., tuple[subprocess.CompletedProcess[str], dict[str, Any]]
 def run_suite(tmp_path: Path) -> RunSuite:
     """Run ``pytest --pyargs pytest_agenttools.conformance`` with extra args; return (proc, report).
 
-    The child imports the installed kit, with ``tests/`` on PYTHONPATH so the broken
+    ``modules`` narrows the run to some suite modules (``["test_write"]``). The child imports
+    the installed kit, with ``tests/`` on PYTHONPATH so the broken
     implementations in ``tests/broken`` can be loaded by ``--agenttools-impl``.
     """
 
     def run(
-        *args: str, timeout: float = 600, cwd: Path | None = None
+        *args: str, timeout: float = 600, cwd: Path | None = None, modules: Sequence[str] = ()
     ) -> tuple[Any, dict[str, Any]]:
+        targets = [f"pytest_agenttools.conformance.{m}" for m in modules]
         report = tmp_path / f"report-{len(list(tmp_path.iterdir()))}.json"
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(TESTS), env.get("PYTHONPATH")]))
@@ -37,7 +39,7 @@ def run_suite(tmp_path: Path) -> RunSuite:
             "-m",
             "pytest",
             "--pyargs",
-            "pytest_agenttools.conformance",
+            *(targets or ["pytest_agenttools.conformance"]),
             "-p",
             "no:cacheprovider",
             "-p",

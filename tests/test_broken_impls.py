@@ -14,8 +14,11 @@ BROKEN = sorted(m.name for m in pkgutil.iter_modules(broken.__path__))
 
 @pytest.mark.parametrize("name", BROKEN)
 def test_broken_implementation_is_caught(run_suite: RunSuite, name: str) -> None:
-    expected = importlib.import_module(f"broken.{name}").CAUGHT_BY
-    proc, report = run_suite(f"--agenttools-impl=broken.{name}:create")
+    module = importlib.import_module(f"broken.{name}")
+    expected = module.CAUGHT_BY
+    # SUITE_MODULES (optional) narrows the run to the suite modules that matter for the defect.
+    modules = getattr(module, "SUITE_MODULES", ())
+    proc, report = run_suite(f"--agenttools-impl=broken.{name}:create", modules=modules)
     assert report, f"no report written; pytest said:\n{proc.stdout[-3000:]}\n{proc.stderr[-2000:]}"
     caught = failed_clauses(report)
     assert expected <= caught, (

@@ -2,4 +2,5 @@
 
 Each module exposes ``create()`` (an in-process factory) and ``CAUGHT_BY``: the clause ids that
 must fail. They patch one behaviour of the reference, so every other clause still passes.
+An optional ``SUITE_MODULES`` (e.g. ``["test_write"]``) runs only those suite modules.
 """

@@ -5,6 +5,7 @@ from typing import Any
 
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
+SUITE_MODULES = ["test_write"]
 CAUGHT_BY = {"WRITE-BYTES-01"}
 
 

@@ -6,6 +6,7 @@ from typing import Any
 from pytest_agenttools.reference_impl import fsport
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
+SUITE_MODULES = ["test_write"]
 CAUGHT_BY = {"WRITE-MODE-01"}
 
 

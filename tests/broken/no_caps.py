@@ -4,6 +4,7 @@ from typing import Any
 
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
+SUITE_MODULES = ["test_read_paging"]
 CAUGHT_BY = {"READ-CAP-01", "READ-CAP-02", "READ-STREAM-01"}
 UNBOUNDED = {"read.max_lines": 10**9, "read.max_bytes": 10**12, "read.max_line_chars": 10**9}
 

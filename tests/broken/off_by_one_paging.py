@@ -5,6 +5,7 @@ from typing import Any
 
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
+SUITE_MODULES = ["test_read_paging"]
 CAUGHT_BY = {"READ-CAP-01", "READ-PAGE-01"}
 
 

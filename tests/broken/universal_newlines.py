@@ -6,6 +6,7 @@ from typing import Any, BinaryIO
 from pytest_agenttools.reference_impl import read, textcodec
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
+SUITE_MODULES = ["test_read"]
 CAUGHT_BY = {"READ-EOL-01"}
 
 
