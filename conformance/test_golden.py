@@ -36,6 +36,11 @@ STABLE_DETAILS = (
     "cells_shown",
     "diff",
     "patch",
+    "replacements",
+    "fuzzy",
+    "line_number_prefixes_stripped",
+    "occurrences",
+    "lines",
 )
 
 
@@ -118,3 +123,42 @@ def test_write_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) ->
 def test_write_error_golden(tools: Any, ws: Any, agenttools_golden: Any) -> None:
     ws.put("d/x", "")
     assert rendered(tools.write(path="d", content="x"), ws) == agenttools_golden
+
+
+EDIT_CASES: dict[str, tuple[bytes, dict[str, Any]]] = {
+    "exact": (b"one\ntwo\nthree\n", {"old_string": "two", "new_string": "2"}),
+    "crlf-multiline": (b"a\r\nb\r\nc\r\n", {"old_string": "a\nb", "new_string": "x\ny\nz"}),
+    "fuzzy": ("say(“hi”)\n".encode(), {"old_string": 'say("hi")', "new_string": "say()"}),
+    "replace-all": (b"x x\nx\n", {"old_string": "x", "new_string": "$&", "replace_all": True}),
+    "ambiguous": (b"d\nd\nd\n", {"old_string": "d", "new_string": "e"}),
+    "not-found": (b"abc\n", {"old_string": "zzz", "new_string": "y"}),
+    "line-numbers": (b"one\ntwo\n", {"old_string": "     2\u2192two", "new_string": "2"}),
+    "multi": (
+        b"alpha beta\n",
+        {
+            "edits": [
+                {"old_string": "alpha", "new_string": "A"},
+                {"old_string": "beta", "new_string": "B"},
+            ]
+        },
+    ),
+    "overlap": (
+        b"abcdef\n",
+        {
+            "edits": [
+                {"old_string": "abc", "new_string": "1"},
+                {"old_string": "cde", "new_string": "2"},
+            ]
+        },
+    ),
+}
+
+
+@clause("EDIT-GOLD-01")
+@profile(REFERENCE)
+@pytest.mark.parametrize("case", sorted(EDIT_CASES))
+def test_edit_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) -> None:
+    before, arguments = EDIT_CASES[case]
+    ws.put("f.txt", before)
+    result = tools.call("edit", file_path="f.txt", **arguments)
+    assert rendered(result, ws) == agenttools_golden

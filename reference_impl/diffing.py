@@ -7,6 +7,7 @@ skipped by the caller: the write still happens, only the rendering is left out.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import dataclass
 
@@ -22,6 +23,12 @@ class Change:
 def _lines(text: str) -> list[str]:
     """Lines split on ``\\n`` only, ends kept: a ``\\r`` is content, as it is for read."""
     return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def patch_label(path: str, cwd: str) -> str:
+    """The file name in patch headers: relative to cwd when inside it, so ``patch -p0`` applies."""
+    relative = os.path.relpath(path, cwd)
+    return path if relative.startswith("..") else relative
 
 
 def first_changed_line(old: str, new: str) -> int | None:

@@ -117,7 +117,8 @@ def _change_details(
         return {"diff_omitted": "binary"}
     old_text = textcodec.decode(old_bytes, encoding) if existing else ""
     new_text = content[1:] if encoding.has_bom and content.startswith("\ufeff") else content
-    change = diffing.compute(old_text, new_text, path, ctx.limits["write.patch_max_bytes"])
+    label = diffing.patch_label(path, ctx.cwd)
+    change = diffing.compute(old_text, new_text, label, ctx.limits["write.patch_max_bytes"])
     details: dict[str, Any] = {
         "diff": change.diff,
         "patch": change.patch,

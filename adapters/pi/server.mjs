@@ -51,8 +51,8 @@ const MANIFEST = {
   name: "pi",
   version: PI_VERSION,
   spec_version: "0.1",
-  tools: ["read", "write"],
-  features: ["read.images", "read.path_variants", "write.mkdirs"],
+  tools: ["read", "write", "edit"],
+  features: ["read.images", "read.path_variants", "write.mkdirs", "edit.fuzzy", "edit.multi"],
   output: { line_numbers: "none" },
   limits: { "read.max_lines": 2000, "read.max_bytes": 51200 },
   settings: [],
@@ -70,7 +70,30 @@ const TOOLS = {
     // pi's write schema: {path: string, content: string}
     translate: (args) => renameKeys(args, {}),
   },
+  edit: {
+    create: (cwd) => pi.createEditTool(cwd),
+    // canonical {file_path, old_string, new_string, replace_all?, edits?: [{old_string, new_string}]}
+    // -> pi {path, edits: [{oldText, newText}]}. pi has no replace_all: it is passed through as
+    // is, so pi's own validation decides. With both edits and old_string, old/new become pi's
+    // legacy top-level oldText/newText, which pi's prepareArguments folds into edits.
+    translate: (args) => {
+      const { file_path, old_string, new_string, edits, ...rest } = args;
+      const out = { ...rest, path: file_path };
+      const single = { oldText: old_string, newText: new_string };
+      if (edits === undefined) {
+        out.edits = [single];
+      } else {
+        out.edits = Array.isArray(edits)
+          ? edits.map((e) => (isPlainObject(e) ? renameKeys(e, EDIT_KEYS) : e))
+          : edits;
+        if (old_string !== undefined || new_string !== undefined) Object.assign(out, single);
+      }
+      return out;
+    },
+  },
 };
+
+const EDIT_KEYS = { old_string: "oldText", new_string: "newText" };
 
 function renameKeys(args, mapping) {
   const out = {};
