@@ -1,0 +1,89 @@
+"""Unit tests of the edit matcher: line-ending view, fuzzy view, and their maps back."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from pytest_agenttools.reference_impl.text_match import (
+    FuzzyView,
+    LineEndingView,
+    disproportionate,
+    find_all,
+    fold,
+    locate,
+)
+
+
+def test_line_ending_view_maps_offsets() -> None:
+    view = LineEndingView("a\r\nb\rc\nd\r\n")
+    assert view.text == "a\nb\nc\nd\n"
+    assert [view.to_original(i) for i in range(len(view.text) + 1)] == [0, 1, 3, 4, 5, 6, 7, 8, 10]
+
+
+def test_plain_text_is_its_own_view() -> None:
+    view = LineEndingView("no carriage returns\n")
+    assert view.text == view.original and view.to_original(5) == 5
+
+
+@pytest.mark.parametrize(
+    ("raw", "folded"),
+    [
+        ("“a” ‘b’", "\"a\" 'b'"),
+        ("1–2—3−4", "1-2-3-4"),
+        ("a\u00a0b\u3000c\u202fd", "a b c d"),
+        ("trailing  \t", "trailing"),
+        ("ｆｕｌｌ，", "full,"),
+        ("cafe\u0301", "caf\u00e9"),
+    ],
+)
+def test_fold(raw: str, folded: str) -> None:
+    assert fold(raw) == folded
+
+
+def test_fuzzy_span_covers_whole_clusters() -> None:
+    text = "x cafe\u0301 y\n"
+    matches, fuzzy = locate(text, "caf\u00e9")
+    assert fuzzy and len(matches) == 1
+    assert text[matches[0].start : matches[0].end] == "cafe\u0301"
+
+
+def test_exact_wins_and_fuzzy_is_not_tried() -> None:
+    matches, fuzzy = locate('"a" and “a”', '"a"')
+    assert not fuzzy and [(m.start, m.end) for m in matches] == [(0, 3)]
+
+
+def test_find_all_is_non_overlapping() -> None:
+    assert find_all("aaaa", "aa") == [0, 2]
+
+
+def test_disproportionate_thresholds() -> None:
+    assert disproportionate("a\nb", "a" + " " * 1000 + "\nb")
+    assert not disproportionate("a\nb", "a  \nb")
+    assert disproportionate("x", "x\n\n\n\n")
+
+
+ALPHABET = st.sampled_from([*"ab \t“”–-\u00a0'\"", "e\u0301", "\u00e9", "ｆ"])
+
+
+@settings(max_examples=200, deadline=None, derandomize=True)
+@given(
+    lines=st.lists(st.lists(ALPHABET, max_size=8).map("".join), min_size=1, max_size=6),
+    start=st.integers(0, 40),
+    length=st.integers(1, 12),
+)
+def test_every_fuzzy_match_maps_to_a_span_that_folds_back(
+    lines: list[str], start: int, length: int
+) -> None:
+    text = "\n".join(lines)
+    view = FuzzyView(text)
+    needle = view.text[start : start + length]
+    if not needle.strip():
+        return
+    for offset in find_all(view.text, needle):
+        a, b = view.span(offset, offset + len(needle))
+        assert 0 <= a < b <= len(text), "a folded match maps outside the text"
+    matches, _ = locate(text, needle)
+    for match in matches:
+        assert fold(text[match.start : match.end]) == fold(needle)
