@@ -27,6 +27,7 @@ class Clause:
     rationale: str
     features: tuple[str, ...] = ()
     retired: bool = False
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -93,6 +94,7 @@ def load(source: Path | None = None) -> Spec:
                 rationale=" ".join(raw["rationale"].split()),
                 features=tuple(raw.get("features", ())),
                 retired=bool(raw.get("retired", False)),
+                tags=tuple(raw.get("tags", ())),
             )
         )
     return Spec(version=version, intro=intro.strip(), clauses=tuple(clauses), sections=sections)
@@ -140,6 +142,8 @@ def render_markdown(spec: Spec, tests: Mapping[str, list[str]]) -> str:
                     f"*Applies when the implementation declares:* `{'`, `'.join(c.features)}`",
                     "",
                 ]
+            if c.tags:
+                out += [f"*Tags:* {', '.join(c.tags)}", ""]
             listed = tests.get(c.id, [])
             out += ["*Tests:* " + (", ".join(f"`{t}`" for t in listed) if listed else "none"), ""]
     return "\n".join(out).rstrip() + "\n"

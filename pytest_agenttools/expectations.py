@@ -1,10 +1,12 @@
 """Known failures and skips as data, checked both ways.
 
 An expectations file (TOML) lists ``[[xfail]]`` and ``[[skip]]`` entries, each with an ``id``
-(a clause id like ``READ-LN-01``, or a node id / node-id prefix like
-``test_read.py::test_line_numbers``) and a ``reason``. Entries that match no test are
-*unmatched*; xfail entries whose tests all passed are *stale*. Both are reported, and both fail
-the run under ``--agenttools-strict``, naming the entry to delete.
+and a ``reason``. An id is a clause id (``READ-LN-01``), a node id or node-id prefix
+(``test_read.py::test_line_numbers``), ``tool:NAME`` (every clause of a tool) or ``tag:NAME``
+(every clause with that manifest feature or topic tag, e.g. ``tag:read.pdf``, ``tag:crlf``).
+Entries that match no test are *unmatched*; xfail entries whose tests all passed are *stale*.
+Both are reported, and both fail the run under ``--agenttools-strict``, naming the entry to
+delete.
 """
 
 from __future__ import annotations
@@ -43,9 +45,19 @@ def short_nodeid(nodeid: str) -> str:
     return nodeid
 
 
-def matches(entry_id: str, nodeid: str, clause_id: str | None) -> bool:
+def matches(
+    entry_id: str,
+    nodeid: str,
+    clause_id: str | None,
+    tool: str | None = None,
+    tags: frozenset[str] = frozenset(),
+) -> bool:
     if clause_id is not None and entry_id == clause_id:
         return True
+    if entry_id.startswith("tool:"):
+        return tool is not None and entry_id[5:] == tool
+    if entry_id.startswith("tag:"):
+        return entry_id[4:] in tags
     short = short_nodeid(nodeid)
     for candidate in (nodeid, short):
         if candidate == entry_id:
@@ -94,10 +106,16 @@ class Expectations:
         self.outcomes: dict[str, list[str]] = {}
 
     def apply(self, items: Iterable[pytest.Item]) -> None:
+        from .clauses import load
+
+        spec = load().by_id()
         for item in items:
             clause_id = markers.clause_of(item)
+            clause = spec.get(clause_id or "")
+            tool = clause.tool if clause else None
+            tags = frozenset({*clause.features, *clause.tags} if clause else ())
             for entry in self.entries:
-                if not matches(entry.id, item.nodeid, clause_id):
+                if not matches(entry.id, item.nodeid, clause_id, tool, tags):
                     continue
                 entry.matched.append(item.nodeid)
                 item.user_properties.append((PROPERTY, f"{entry.kind}:{entry.id}"))
