@@ -31,10 +31,14 @@ def run_conformance(
     *,
     impl: str | None = None,
     cmd: str | None = None,
+    mcp: str | None = None,
+    mcp_mapping: str | None = None,
     manifest: str | None = None,
     expectations: str | None = None,
     strict: bool = False,
     report_json: str | None = None,
+    tools: str | None = None,
+    features: str | None = None,
     pytest_args: Sequence[str] = (),
 ) -> tuple[int, dict[str, Any]]:
     """Run the suite in this process; return pytest's exit code and the report data."""
@@ -55,6 +59,8 @@ def run_conformance(
         os.path.join(root, "pytest.ini"),
         "-p",
         "no:benchmark",
+        # a partial run (-k, --tools) leaves goldens of other tests unused, not stale
+        "--snapshot-warn-unused",
         "--agenttools-report",
         target,
         "-q",
@@ -63,8 +69,12 @@ def run_conformance(
     for flag, value in (
         ("impl", impl),
         ("cmd", cmd),
+        ("mcp", mcp),
+        ("mcp-mapping", mcp_mapping),
         ("manifest", manifest),
         ("expectations", expectations),
+        ("tools", tools),
+        ("features", features),
     ):
         if value:
             args += [f"--agenttools-{flag}", value]
@@ -136,10 +146,14 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
     code, report = run_conformance(
         impl=ns.impl,
         cmd=ns.cmd,
+        mcp=ns.mcp,
+        mcp_mapping=ns.mcp_mapping,
         manifest=ns.manifest,
         expectations=ns.expectations,
         strict=ns.strict,
         report_json=ns.report_json,
+        tools=ns.tools,
+        features=ns.features,
         pytest_args=extra,
     )
     if report:
@@ -155,6 +169,51 @@ def _serve(_: argparse.Namespace) -> int:
     from .reference_impl.server import serve
 
     return serve()
+
+
+def _load_reports(paths: Sequence[str]) -> list[dict[str, Any]]:
+    reports = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                reports.append(json.load(handle))
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"agenttools: cannot read report {path!r}: {exc}") from None
+    return reports
+
+
+def _report(ns: argparse.Namespace) -> int:
+    from .clauses import load
+    from .render import Matrix, to_html, to_markdown
+
+    matrix = Matrix.from_reports(load(), _load_reports(ns.reports))
+    if not ns.html and not ns.markdown:
+        sys.stdout.write(to_markdown(matrix))
+    if ns.html:
+        with open(ns.html, "w", encoding="utf-8") as handle:
+            handle.write(to_html(matrix))
+    if ns.markdown:
+        with open(ns.markdown, "w", encoding="utf-8") as handle:
+            handle.write(to_markdown(matrix))
+    return 0
+
+
+def _baseline(ns: argparse.Namespace) -> int:
+    from .baseline import render_baseline
+
+    sys.stdout.write(render_baseline(_load_reports([ns.report])[0]))
+    return 0
+
+
+def _selfcheck(ns: argparse.Namespace) -> int:
+    from .selfcheck import render, run_selfcheck
+
+    kills = run_selfcheck(ns.only or None, jobs=ns.jobs)
+    print("\n".join(render(kills)))
+    if ns.json:
+        with open(ns.json, "w", encoding="utf-8") as handle:
+            json.dump([k.to_json() for k in kills], handle, indent=2)
+    return 0 if all(k.ok for k in kills) else 1
 
 
 def _clauses(ns: argparse.Namespace) -> int:
@@ -186,11 +245,37 @@ def build_parser() -> argparse.ArgumentParser:
     which = run.add_mutually_exclusive_group()
     which.add_argument("--impl", help="in-process factory 'package.module:factory'")
     which.add_argument("--cmd", help="command that starts a stdio implementation server")
+    which.add_argument(
+        "--mcp",
+        metavar="COMMAND",
+        help="command that starts an MCP tool server ({tmp}: the workspace directory)",
+    )
+    run.add_argument(
+        "--mcp-mapping", metavar="FILE", help="TOML mapping of canonical tools to the MCP server's"
+    )
     run.add_argument("--manifest", help="TOML manifest file")
     run.add_argument("--expectations", help="TOML expectations file (xfail / skip entries)")
     run.add_argument("--strict", action="store_true", help="stale or unmatched entries fail")
     run.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
+    run.add_argument("--tools", help="only these tools' clauses (comma-separated: edit,bash)")
+    run.add_argument("--features", help="only clauses with these features or tags (bom,crlf)")
     commands.add_parser("serve", help="serve the reference implementation over stdio")
+    report = commands.add_parser(
+        "report", help="render one or more JSON reports (HTML matrix, Markdown summary)"
+    )
+    report.add_argument("reports", nargs="+", metavar="REPORT.json")
+    report.add_argument("--html", metavar="FILE", help="write a self-contained HTML page")
+    report.add_argument("--markdown", metavar="FILE", help="write Markdown (default: stdout)")
+    baseline = commands.add_parser(
+        "baseline", help="print an expectations file covering a report's current failures"
+    )
+    baseline.add_argument("--report", required=True, metavar="REPORT.json")
+    selfcheck = commands.add_parser(
+        "selfcheck", help="run the suite against every shipped broken implementation"
+    )
+    selfcheck.add_argument("only", nargs="*", help="broken implementations (default: all)")
+    selfcheck.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
+    selfcheck.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON")
     clauses = commands.add_parser("clauses", help="list the spec clauses")
     clauses.add_argument("--tool", help="only this tool's clauses")
     clauses.add_argument("--markdown", action="store_true", help="print docs/spec.md")
@@ -203,12 +288,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     if "--" in args:
         cut = args.index("--")
         args, extra = args[:cut], args[cut + 1 :]
-    ns = build_parser().parse_args(args)
+    parser = build_parser()
+    ns = parser.parse_args(args)
+    if ns.command == "run" and bool(ns.mcp) != bool(ns.mcp_mapping):
+        parser.error("--mcp and --mcp-mapping go together (see docs/mcp-adapter.md)")
     if ns.command == "run":
         return _run(ns, extra)
-    if ns.command == "serve":
-        return _serve(ns)
-    return _clauses(ns)
+    commands = {
+        "serve": _serve,
+        "report": _report,
+        "baseline": _baseline,
+        "selfcheck": _selfcheck,
+        "clauses": _clauses,
+    }
+    return commands[ns.command](ns)
 
 
 if __name__ == "__main__":

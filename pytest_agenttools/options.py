@@ -22,6 +22,19 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
         "string",
     ),
     (
+        "mcp",
+        "agenttools_mcp",
+        "command that starts an MCP tool server (stdio); needs --agenttools-mcp-mapping. "
+        "{tmp} in it stands for the directory the kit makes workspaces in",
+        "string",
+    ),
+    (
+        "mcp-mapping",
+        "agenttools_mcp_mapping",
+        "TOML file mapping canonical tools and arguments to the MCP server's (docs/mcp-adapter.md)",
+        "string",
+    ),
+    (
         "manifest",
         "agenttools_manifest",
         "TOML manifest file laid over (or standing in for) the implementation's own",
@@ -54,6 +67,18 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
         "string",
     ),
     (
+        "tools",
+        "agenttools_tools",
+        "run only these tools' clauses (comma-separated: read,edit)",
+        "string",
+    ),
+    (
+        "features",
+        "agenttools_features",
+        "run only clauses with one of these features or tags (comma-separated: bom,crlf,read.pdf)",
+        "string",
+    ),
+    (
         "hypothesis-profile",
         "agenttools_hypothesis_profile",
         "hypothesis profile for the property suites: ci (default), dev or fuzz",
@@ -81,6 +106,8 @@ def add_options(parser: pytest.Parser) -> None:
 class Settings:
     impl: str | None
     cmd: str | None
+    mcp: str | None
+    mcp_mapping: str | None
     manifest: str | None
     expectations: str | None
     report: str | None
@@ -89,6 +116,8 @@ class Settings:
     call_timeout: float
     golden_dir: str | None
     hypothesis_profile: str
+    tools: str | None = None
+    features: str | None = None
 
 
 def _value(config: pytest.Config, ini: str) -> Any:
@@ -104,10 +133,29 @@ def read_settings(config: pytest.Config) -> Settings:
         return str(value) if value not in (None, "") else None
 
     impl, cmd = text("agenttools_impl"), text("agenttools_cmd")
-    if impl and cmd:
+    mcp, mcp_mapping = text("agenttools_mcp"), text("agenttools_mcp_mapping")
+    chosen = [
+        flag
+        for flag, value in (
+            ("--agenttools-impl", impl),
+            ("--agenttools-cmd", cmd),
+            ("--agenttools-mcp", mcp),
+        )
+        if value
+    ]
+    if len(chosen) > 1:
         raise pytest.UsageError(
-            "--agenttools-impl and --agenttools-cmd both given; choose one implementation "
-            "(in-process factory or stdio command)"
+            f"{' and '.join(chosen)} given; choose one implementation "
+            "(in-process factory, stdio command or MCP server)"
+        )
+    if mcp and not mcp_mapping:
+        raise pytest.UsageError(
+            "--agenttools-mcp needs --agenttools-mcp-mapping=FILE.toml: the MCP tool and argument "
+            "names of each canonical tool (see docs/mcp-adapter.md)"
+        )
+    if mcp_mapping and not mcp:
+        raise pytest.UsageError(
+            "--agenttools-mcp-mapping is only used with --agenttools-mcp=COMMAND"
         )
     raw_timeout = text("agenttools_call_timeout") or "60"
     try:
@@ -126,6 +174,8 @@ def read_settings(config: pytest.Config) -> Settings:
     return Settings(
         impl=impl,
         cmd=cmd,
+        mcp=mcp,
+        mcp_mapping=mcp_mapping,
         manifest=text("agenttools_manifest"),
         expectations=text("agenttools_expectations"),
         report=text("agenttools_report"),
@@ -134,4 +184,6 @@ def read_settings(config: pytest.Config) -> Settings:
         call_timeout=call_timeout,
         golden_dir=text("agenttools_golden_dir"),
         hypothesis_profile=profile,
+        tools=text("agenttools_tools"),
+        features=text("agenttools_features"),
     )

@@ -30,6 +30,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from . import markers
     from .options import read_settings
     from .report import ReportPlugin
+    from .selection import Selection
     from .session import SESSION_KEY, AgentToolsSession
 
     markers.register(config)
@@ -40,6 +41,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from .expectations import Expectations
 
         expectations = Expectations(settings.expectations, settings.strict)
+    config.pluginmanager.register(
+        Selection(config, settings.tools, settings.features), "agenttools-selection"
+    )
     config.pluginmanager.register(
         ReportPlugin(config, expectations, settings.report), "agenttools-report"
     )

@@ -32,13 +32,16 @@ class Selection:
         self.tools = split_list(tools)
         self.features = split_list(features)
         self.registered: set[str] = set()
+        if (self.tools or self.features) and hasattr(config.option, "warn_unused_snapshots"):
+            # goldens of deselected tests are not stale; syrupy would count them as unused
+            config.option.warn_unused_snapshots = True
 
     def _register(self, name: str) -> None:
         if name not in self.registered:
             self.registered.add(name)
             self.config.addinivalue_line("markers", f"{name}: agenttools tool or feature tag")
 
-    @pytest.hookimpl(trylast=True)
+    @pytest.hookimpl(tryfirst=True)  # before -m: the markers must be there
     def pytest_collection_modifyitems(
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
@@ -47,7 +50,8 @@ class Selection:
         from .clauses import load
 
         spec = load().by_id()
-        keep, drop = [], []
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
         for item in items:
             clause = spec.get(markers.clause_of(item) or "")
             if clause is None:

@@ -62,6 +62,8 @@ class AgentToolsSession:
         hook_settings = {
             "impl": self.settings.impl,
             "cmd": self.settings.cmd,
+            "mcp": self.settings.mcp,
+            "mcp_mapping": self.settings.mcp_mapping,
             "manifest": self.manifest_override,
             "call_timeout": self.settings.call_timeout,
         }
@@ -108,6 +110,15 @@ def get_session(config: pytest.Config) -> AgentToolsSession:
 
 @pytest.hookimpl(trylast=True)
 def pytest_agenttools_make_adapter(config: pytest.Config, settings: dict[str, Any]) -> Any:
+    if settings.get("mcp"):
+        from .adapters.mcp import McpAdapter
+
+        return McpAdapter(
+            settings["mcp"],
+            settings["mcp_mapping"],
+            settings["manifest"],
+            settings["call_timeout"],
+        )
     if settings["cmd"]:
         from .adapters.stdio import StdioAdapter
 

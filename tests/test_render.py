@@ -29,12 +29,20 @@ def fake_report(name: str, verdicts: dict[str, str]) -> dict[str, Any]:
     for clause in SPEC.active():
         verdict = verdicts.get(clause.id, "passed")
         clauses[clause.id] = verdict
-        tests.append({"nodeid": f"conformance/test_x.py::test_{clause.id}",
-                      "id": f"test_x.py::test_{clause.id}", "clause": clause.id,
-                      "outcome": verdict, "message": f"boom <{clause.id}>" if verdict != "passed"
-                      else ""})
-    return {"implementation": {"name": name, "version": "1.0", "adapter": "stdio adapter `x`"},
-            "clauses": clauses, "tests": tests}
+        tests.append(
+            {
+                "nodeid": f"conformance/test_x.py::test_{clause.id}",
+                "id": f"test_x.py::test_{clause.id}",
+                "clause": clause.id,
+                "outcome": verdict,
+                "message": f"boom <{clause.id}>" if verdict != "passed" else "",
+            }
+        )
+    return {
+        "implementation": {"name": name, "version": "1.0", "adapter": "stdio adapter `x`"},
+        "clauses": clauses,
+        "tests": tests,
+    }
 
 
 def sample_reports() -> list[dict[str, Any]]:
@@ -42,8 +50,9 @@ def sample_reports() -> list[dict[str, Any]]:
     musts = [c.id for c in SPEC.active() if c.level == "MUST"]
     return [
         fake_report("alpha", {}),
-        fake_report("beta", {musts[0]: "failed", musts[1]: "xfailed", ids[2]: "skipped",
-                             ids[-1]: "skipped"}),
+        fake_report(
+            "beta", {musts[0]: "failed", musts[1]: "xfailed", ids[2]: "skipped", ids[-1]: "skipped"}
+        ),
     ]
 
 
@@ -60,8 +69,12 @@ def test_scores_follow_the_verdicts() -> None:
     reports = sample_reports()
     matrix = Matrix.from_reports(SPEC, reports)
     for score, report in zip(matrix.scores(), reports, strict=True):
-        assert (score["must_passed"], score["must_applicable"], score["should_passed"],
-                score["should_applicable"]) == expected_scores(report)
+        assert (
+            score["must_passed"],
+            score["must_applicable"],
+            score["should_passed"],
+            score["should_applicable"],
+        ) == expected_scores(report)
 
 
 def test_html_is_self_contained_and_escapes() -> None:
@@ -95,9 +108,18 @@ def chromium() -> str:
 
 
 def browser(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
-    base = [chromium(), "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic",
-            "--no-first-run", "--disable-background-networking", "--disable-component-update",
-            "--disable-sync", f"--user-data-dir={profile}"]
+    base = [
+        chromium(),
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={profile}",
+    ]
     return subprocess.run([*base, *args], capture_output=True, text=True, timeout=120)
 
 
@@ -111,15 +133,18 @@ def test_html_in_a_real_browser(tmp_path: Path) -> None:
     shoulds = re.findall(r'<td class="should">(\d+) / (\d+)</td>', dom)
     for report, must, should in zip(reports, musts, shoulds, strict=True):
         assert (int(must[0]), int(must[1]), int(should[0]), int(should[1])) == (
-            expected_scores(report))
+            expected_scores(report)
+        )
     shown_all = re.search(r'<span id="shown">(\d+)</span>', dom)
     assert shown_all and int(shown_all.group(1)) == len(SPEC.active())
-    filtered = browser("--dump-dom", page.as_uri() + "#tool=write",
-                       profile=tmp_path / "p2").stdout
+    filtered = browser("--dump-dom", page.as_uri() + "#tool=write", profile=tmp_path / "p2").stdout
     count = re.search(r'<span id="shown">(\d+)</span>', filtered)
     assert count and int(count.group(1)) == sum(c.tool == "write" for c in SPEC.active())
-    hidden = re.findall(r'<tr class="clause" id="([^"]+)" data-tool="(\w+)"[^>]*'
-                        r'style="display: none;"', filtered)
+    hidden = re.findall(
+        r'<tr class="clause" id="([^"]+)" data-tool="(\w+)"[^>]*'
+        r'style="display: none;"',
+        filtered,
+    )
     assert hidden and all(tool != "write" for _, tool in hidden)
 
 
@@ -134,8 +159,9 @@ def test_screenshot_of_the_matrix(tmp_path: Path) -> None:
     page = tmp_path / "report.html"
     page.write_text(to_html(Matrix.from_reports(SPEC, sample_reports())), encoding="utf-8")
     shot = tmp_path / "matrix.png"
-    browser(f"--screenshot={shot}", "--window-size=1400,1000", page.as_uri(),
-            profile=tmp_path / "p3")
+    browser(
+        f"--screenshot={shot}", "--window-size=1400,1000", page.as_uri(), profile=tmp_path / "p3"
+    )
     assert shot.exists(), "no screenshot was taken"
     assert png_size(shot) == (1400, 1000)
     assert shot.stat().st_size > 20_000, "the screenshot looks blank"
