@@ -39,7 +39,8 @@ def run_edit(path: Path, old: str, new: str) -> dict[str, float]:
         capture_output=True,
         text=True,
     ).stdout
-    return json.loads(out)  # type: ignore[no-any-return]
+    result: dict[str, float] = json.loads(out)
+    return result
 
 
 def make_big(path: Path, mib: int) -> None:

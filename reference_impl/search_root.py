@@ -1,0 +1,69 @@
+"""Where a grep or glob call searches: the ``path`` argument checked before rg ever runs.
+
+A missing path, a symbolic-link loop, an unreadable directory and a special file each become an
+error result that names the path; a sensitive root (``.ssh``, a ``.env`` file) is reported so the
+tool can answer "nothing here" without looking inside.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from . import paths, search_filters
+from .results import ToolError
+
+
+@dataclass(frozen=True)
+class Root:
+    """``directory`` is where rg runs; ``target`` is a file name inside it (or None: all)."""
+
+    path: str
+    directory: str
+    target: str | None
+    sensitive: str | None
+
+
+def resolve(raw: object | None, cwd: str, env: Mapping[str, str] | None, tool: str) -> Root:
+    full = cwd if raw is None else paths.expand(paths.check_raw(raw), cwd, env)
+    if not os.path.lexists(full):
+        raise ToolError(
+            "not_found",
+            f"Path not found: {full}. Check the path, or omit it to search the working "
+            f"directory ({cwd}).",
+        )
+    try:
+        info = os.stat(full)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise ToolError(
+                "symlink_loop",
+                f"{full} is a symbolic link loop (it never reaches a real file or directory). "
+                "Search its parent directory or fix the link.",
+            ) from None
+        if exc.errno == errno.ENOENT:
+            raise ToolError(
+                "not_found",
+                f"{full} is a symbolic link to {os.readlink(full)!r}, which does not exist.",
+            ) from None
+        raise ToolError("io_error", f"Cannot access {full}: {exc.strerror or exc}.") from None
+    sensitive = search_filters.sensitive_root(full)
+    if stat.S_ISDIR(info.st_mode):
+        if not os.access(full, os.R_OK | os.X_OK):
+            raise ToolError(
+                "permission_denied",
+                f"Permission denied: cannot list {full}. Search a directory you can read.",
+            )
+        return Root(full, full, None, sensitive)
+    if not stat.S_ISREG(info.st_mode):
+        raise ToolError(
+            "not_regular_file",
+            f"{full} is not a regular file or a directory; {tool} searches files and directories.",
+        )
+    if not os.access(full, os.R_OK):
+        raise ToolError("permission_denied", f"Permission denied: cannot read {full}.")
+    directory, name = os.path.split(full)
+    return Root(full, directory, name, sensitive)
