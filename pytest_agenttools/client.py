@@ -65,6 +65,21 @@ class ToolClient:
     def submit(self, tool: str, /, *, _cwd: str | None = None, **arguments: Any) -> PendingCall:
         return self.adapter.submit(self.make_call(tool, arguments, cwd=_cwd))
 
+    def request(self, method: str, /, **params: Any) -> Any:
+        """Send an extra protocol method; skip the test when the adapter cannot send one."""
+        send = getattr(self.adapter, "request", None)
+        if send is None:
+            import pytest
+
+            pytest.skip(f"{self.adapter.describe()} cannot send protocol method {method}")
+        return send(method, params)
+
+    def analyze(self, command: str) -> dict[str, Any]:
+        """``bash/analyze``: class, reasons, top-level parts and keepalive of a command."""
+        answer = self.request("bash/analyze", command=command)
+        assert isinstance(answer, dict), f"bash/analyze must answer an object, got {answer!r}"
+        return answer
+
     def read(self, **arguments: Any) -> ToolResult:
         return self.call("read", **arguments)
 

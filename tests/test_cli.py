@@ -93,31 +93,58 @@ def test_bad_usage(tmp_path: Path, bad: list[str]) -> None:
 
 
 def test_selection_by_tool_and_tag(tmp_path: Path) -> None:
-    proc = agenttools("run", "--tools", "write", "--features", "bom", "--report-json", "r.json",
-                      cwd=tmp_path)
+    proc = agenttools(
+        "run", "--tools", "write", "--features", "bom", "--report-json", "r.json", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stdout[-2000:]
     report = json.loads((tmp_path / "r.json").read_text())
     assert set(report["clauses"]) == {"WRITE-BOM-01"}
 
 
 def test_baseline_then_strict_run_is_green(tmp_path: Path) -> None:
-    first = agenttools("run", "--impl", "broken.drops_bom:create", "--tools", "write",
-                       "--report-json", "r.json", cwd=tmp_path)
+    first = agenttools(
+        "run",
+        "--impl",
+        "broken.drops_bom:create",
+        "--tools",
+        "write",
+        "--report-json",
+        "r.json",
+        cwd=tmp_path,
+    )
     assert first.returncode == 1
     made = agenttools("baseline", "--report", "r.json", cwd=tmp_path)
     assert made.returncode == 0 and "test_bom_kept_once[plain]" in made.stdout
     (tmp_path / "exp.toml").write_text(made.stdout)
-    second = agenttools("run", "--impl", "broken.drops_bom:create", "--tools", "write",
-                        "--expectations", "exp.toml", "--strict", cwd=tmp_path)
+    second = agenttools(
+        "run",
+        "--impl",
+        "broken.drops_bom:create",
+        "--tools",
+        "write",
+        "--expectations",
+        "exp.toml",
+        "--strict",
+        cwd=tmp_path,
+    )
     assert second.returncode == 0, second.stdout[-2000:]
 
 
 def test_report_renders_html_and_markdown(tmp_path: Path) -> None:
     agenttools("run", "--tools", "write", "--report-json", "a.json", cwd=tmp_path)
-    agenttools("run", "--impl", "broken.drops_bom:create", "--tools", "write",
-               "--report-json", "b.json", cwd=tmp_path)
-    proc = agenttools("report", "a.json", "b.json", "--html", "out.html", "--markdown", "out.md",
-                      cwd=tmp_path)
+    agenttools(
+        "run",
+        "--impl",
+        "broken.drops_bom:create",
+        "--tools",
+        "write",
+        "--report-json",
+        "b.json",
+        cwd=tmp_path,
+    )
+    proc = agenttools(
+        "report", "a.json", "b.json", "--html", "out.html", "--markdown", "out.md", cwd=tmp_path
+    )
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "out.html").read_text()
     assert page.count("<th>agenttools-reference 0.1.0</th>") == 2

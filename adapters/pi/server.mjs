@@ -5,9 +5,9 @@
 // Only protocol lines go to stdout; everything else (console.*, stray writes) goes to stderr.
 
 import { spawn } from "node:child_process";
-import { closeSync, constants as fsConstants, lstatSync, mkdtempSync, openSync, rmSync } from "node:fs";
+import { closeSync, existsSync, constants as fsConstants, lstatSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { isAbsolute, join, resolve as resolvePath } from "node:path";
+import { delimiter, dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
@@ -51,10 +51,10 @@ const MANIFEST = {
   name: "pi",
   version: PI_VERSION,
   spec_version: "0.1",
-  tools: ["read", "write", "edit"],
-  features: ["read.images", "read.path_variants", "write.mkdirs", "edit.fuzzy", "edit.multi"],
+  tools: ["read", "write", "edit", "grep", "bash"],
+  features: ["read.images", "read.path_variants", "write.mkdirs", "edit.fuzzy", "edit.multi", "grep.content", "grep.context", "grep.literal"],
   output: { line_numbers: "none" },
-  limits: { "read.max_lines": 2000, "read.max_bytes": 51200 },
+  limits: { "read.max_lines": 2000, "read.max_bytes": 51200, "grep.max_results": 100, "grep.max_line_chars": 500, "bash.output_max_bytes": 51200, "bash.output_max_lines": 2000 },
   settings: [],
 };
 
@@ -90,6 +90,20 @@ const TOOLS = {
       }
       return out;
     },
+  },
+  grep: {
+    create: (cwd) => pi.createGrepTool(cwd),
+    // pi's grep schema: {pattern, path?, glob? (one string), ignoreCase?, literal?, context?, limit?}.
+    // pi has no output_mode (it always shows matching lines) and no offset: both are dropped.
+    translate: ({ output_mode: _mode, offset: _offset, ...args }) => renameKeys(args, { ignore_case: "ignoreCase" }),
+  },
+  bash: {
+    // The call's env is what the command inherits: pi's spawnHook replaces the spawn env with it
+    // (pi does no sanitising of its own). pi's schema: {command, timeout? (seconds)}; it has no
+    // run_in_background, which is passed through for pi's own validation to judge.
+    create: (cwd, env) =>
+      pi.createBashTool(cwd, env ? { spawnHook: (context) => ({ ...context, env: { ...env } }) } : undefined),
+    translate: (args) => renameKeys(args, {}),
   },
 };
 
@@ -213,8 +227,8 @@ async function handleCall(params, signal) {
   const spec = Object.hasOwn(TOOLS, tool) ? TOOLS[tool] : undefined;
   if (!spec) throw new RpcError(-32602, `unknown tool '${tool}'`);
 
-  // pi's read and write never consult the environment, so `env` needs no translation here.
-  const piTool = spec.create(cwd);
+  // Only bash consults the environment (see TOOLS.bash); the other tools ignore it.
+  const piTool = spec.create(cwd, params.env);
   const toolCallId = `agenttools-${++callCounter}`;
   const piArgs = spec.translate(args ?? {});
   if (typeof piArgs.path === "string") {
@@ -427,6 +441,35 @@ function relaunch() {
   child.on("exit", (code, signal) => process.exit(code ?? (signal ? 128 : 1)));
 }
 
+// pi's grep runs `rg` from PATH (PI_OFFLINE forbids its download). The kit starts this adapter with
+// its own environment, whose PATH may lack the virtualenv that holds the ripgrep wheel's `rg`, so
+// look for it: AGENTTOOLS_RG_DIR, the active virtualenv, the directory of the Python that started
+// us (argv[0] of the parent, as invoked), and the checkout's .venv (where .ci/run installs the kit).
+function ensureRgOnPath() {
+  const hasRg = (dir) => Boolean(dir) && existsSync(join(dir, "rg"));
+  const path = process.env.PATH ?? "";
+  if (path.split(delimiter).some(hasRg)) return;
+  const candidates = [
+    process.env.AGENTTOOLS_RG_DIR,
+    process.env.VIRTUAL_ENV && join(process.env.VIRTUAL_ENV, "bin"),
+    parentInterpreterDir(),
+    join(dirname(fileURLToPath(import.meta.url)), "..", "..", ".venv", "bin"),
+  ];
+  const found = candidates.find(hasRg);
+  if (found) process.env.PATH = path ? `${found}${delimiter}${path}` : found;
+  else log("rg not found on PATH nor beside the kit's Python; pi's grep will fail (set AGENTTOOLS_RG_DIR)");
+}
+
+function parentInterpreterDir() {
+  try {
+    const argv0 = readFileSync(`/proc/${process.ppid}/cmdline`, "utf8").split("\0")[0];
+    return argv0.includes("/") ? dirname(argv0) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+ensureRgOnPath();
 if (process.env.UV_THREADPOOL_SIZE) {
   await serve();
 } else {

@@ -39,6 +39,13 @@ class PendingCall(Protocol):
 
 
 @runtime_checkable
+class Requester(Protocol):
+    """An adapter that can send extra protocol methods (beyond the core four), optional."""
+
+    def request(self, method: str, params: Any = None) -> Any: ...
+
+
+@runtime_checkable
 class Adapter(Protocol):
     """How the kit reaches an implementation. ``describe()`` names it in every error."""
 

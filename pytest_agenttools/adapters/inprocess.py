@@ -125,6 +125,27 @@ class InProcessAdapter:
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
         return self.submit(call).result(timeout)
 
+    def request(self, method: str, params: Any = None) -> Any:
+        """An extra protocol method: ``impl.request(method, params)``, else ``impl.method(name)``.
+
+        The reference's ``method(name)`` returns ``fn(params, services)``; either way the answer
+        goes through JSON, and an unknown method is a ProtocolError (-32601) as over stdio.
+        """
+        wire = json.loads(json.dumps(params))
+        try:
+            if hasattr(self._impl, "request"):
+                answer = self._impl.request(method, wire)
+            else:
+                found = self._impl.method(method) if hasattr(self._impl, "method") else None
+                if found is None:
+                    raise ProtocolError(f"{self.describe()}: unknown method {method!r}", -32601)
+                answer = found(wire, getattr(self._impl, "services", {}))
+        except (TypeError, ValueError, KeyError) as exc:
+            raise ProtocolError(
+                f"{self.describe()}: {method} rejected its params: {exc}", -32602
+            ) from exc
+        return json.loads(json.dumps(answer))
+
     def close(self) -> None:
         if self._impl is not None and hasattr(self._impl, "shutdown"):
             self._impl.shutdown()

@@ -311,6 +311,16 @@ class StdioAdapter:
         applied = answer.get("applied", {}) if isinstance(answer, dict) else {}
         return dict(applied) if isinstance(applied, dict) else {}
 
+    def request(self, method: str, params: Any = None) -> Any:
+        """Send an extra protocol method (``bash/analyze`` ...) and return its result."""
+        child = self._live_child()
+        _, future = self._request(child, method, params)
+        try:
+            return future.result(self.call_timeout)
+        except FutureTimeout:
+            child.fail(f"did not answer {method}")
+            raise AdapterError(f"{self.describe()}: no answer to {method}") from None
+
     def submit(self, call: ToolCall) -> _Pending:
         child = self._live_child()
         ident, future = self._request(child, "call", call.to_wire())

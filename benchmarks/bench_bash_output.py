@@ -1,0 +1,98 @@
+"""1 GiB of command output through the reference bash, next to `cat >/dev/null` on the same pipe.
+
+Both runs start the same producer (`head -c N /dev/zero | tr '\\0' a`, no newlines); the baseline
+drains its pipe with `cat >/dev/null`, the reference captures it (file + bounded view). Reports the
+median wall times, their ratio, and the peak resident memory of a fresh process that makes one
+reference call (ru_maxrss of that process; the command's own processes are not counted).
+Targets (issue 5): within 2x of the baseline, under 100 MB peak.
+
+    python benchmarks/bench_bash_output.py [--size-mib 1024] [--rounds 3] [--json out.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+
+CHILD = """
+import os, resource, sys
+from pytest_agenttools.reference_impl import create
+tools = create()
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+result = tools.call("bash", {"command": sys.argv[1], "timeout": 300}, sys.argv[2])
+assert not result["isError"], result["content"][0]["text"][-300:]
+path = result["details"].get("fullOutputPath")
+size = os.path.getsize(path) if path else 0
+tools.shutdown()
+print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, size)
+"""
+
+
+def producer(size: int) -> str:
+    return f"head -c {size} /dev/zero | tr '\\0' a"
+
+
+def median_seconds(action: Callable[[], object], rounds: int) -> float:
+    samples = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        action()
+        samples.append(time.perf_counter() - start)
+    return statistics.median(samples)
+
+
+def reference_run(command: str, cwd: str) -> tuple[int, int, int]:
+    out = subprocess.run(
+        [sys.executable, "-c", CHILD, command, cwd], check=True, capture_output=True, text=True
+    ).stdout.split()
+    return int(out[0]), int(out[1]), int(out[2])
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--size-mib", type=int, default=1024)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--json", help="also write the numbers here")
+    ns = parser.parse_args()
+    size = ns.size_mib * 1024 * 1024
+    command = producer(size)
+    with tempfile.TemporaryDirectory(prefix="bench-bash-") as cwd:
+        baseline = median_seconds(
+            lambda: subprocess.run(["bash", "-c", f"{command} | cat >/dev/null"], check=True),
+            ns.rounds,
+        )
+        samples = []
+        peaks = []
+        for _ in range(ns.rounds):
+            start = time.perf_counter()
+            _, peak, captured = reference_run(command, cwd)
+            samples.append(time.perf_counter() - start)
+            peaks.append(peak)
+            assert captured == size, f"the full output file holds {captured} of {size} bytes"
+        reference = statistics.median(samples)
+        idle = reference_run("true", cwd)[1]
+    numbers = {
+        "size_mib": ns.size_mib,
+        "baseline_cat_s": round(baseline, 3),
+        "reference_s": round(reference, 3),
+        "ratio": round(reference / baseline, 2),
+        "peak_rss_mib": round(max(peaks) / 1024, 1),
+        "idle_call_peak_rss_mib": round(idle / 1024, 1),
+        "cpus": os.cpu_count(),
+    }
+    print(json.dumps(numbers, indent=2))
+    if ns.json:
+        with open(ns.json, "w", encoding="utf-8") as handle:
+            json.dump(numbers, handle, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,177 @@
+"""A tiny supervisor process: runs one command and guarantees that its whole tree can be ended.
+
+It is started as a separate interpreter (``python -I -S supervisor.py``, stdlib only, no package
+imports) so that only this short-lived process becomes a Linux child subreaper
+(``PR_SET_CHILD_SUBREAPER``): every descendant of the command that double-forks or calls
+``setsid`` is re-parented to it instead of to init, so it can still find and end them. The
+implementation's own process (a pytest run, an agent) never becomes a subreaper.
+
+Wire (one line each): the parent writes a JSON header on stdin
+``{"command", "cwd", "env", "out_fd", "keepalive", "grace"}`` and later may write ``stop``; the
+supervisor answers on stdout ``pid N``, ``exit S`` (S as subprocess reports it: negative is a
+signal) and finally ``done``. End of stdin (the parent died) counts as ``stop``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import json
+import os
+import select
+import signal
+import sys
+import time
+from typing import Any
+
+PR_SET_CHILD_SUBREAPER = 36
+POLL_S = 0.02
+
+
+def become_subreaper() -> bool:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def descendants(root: int) -> list[int]:
+    """Every live process below ``root`` (by parent links read from /proc)."""
+    children: dict[int, list[int]] = {}
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if fields and fields[0] != b"Z":
+            children.setdefault(int(fields[1]), []).append(int(name))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+class Supervisor:
+    def __init__(self, header: dict[str, Any]) -> None:
+        self.header = header
+        self.me = os.getpid()
+        self.leader = 0
+        self.leader_status: int | None = None
+
+    def say(self, line: str) -> None:
+        with contextlib.suppress(OSError):
+            os.write(1, (line + "\n").encode())
+
+    def start(self) -> None:
+        out_fd = int(self.header["out_fd"])
+        env = self.header.get("env")
+        pid = os.fork()
+        if pid == 0:  # the command: own session and process group, stdin from /dev/null
+            try:
+                os.setsid()
+                devnull = os.open(os.devnull, os.O_RDONLY)
+                os.dup2(devnull, 0)
+                os.dup2(out_fd, 1)
+                os.dup2(out_fd, 2)
+                os.closerange(3, 1 << 16)
+                for number in range(1, signal.NSIG):
+                    with contextlib.suppress(OSError, ValueError):
+                        signal.signal(number, signal.SIG_DFL)
+                os.chdir(self.header["cwd"])
+                argv = [self.header.get("shell", "/bin/bash"), "-c", self.header["command"]]
+                if env is None:
+                    os.execv(argv[0], argv)
+                os.execve(argv[0], argv, env)
+            except BaseException as exc:  # report, then leave the fork
+                with contextlib.suppress(OSError):
+                    os.write(2, f"cannot start bash: {exc}\n".encode())
+            os._exit(127)
+        os.close(out_fd)
+        self.leader = pid
+        self.say(f"pid {pid}")
+
+    def reap(self) -> None:
+        """Collect every exited child (adopted orphans included); note the leader's status."""
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            if pid == self.leader and self.leader_status is None:
+                self.leader_status = os.waitstatus_to_exitcode(status)
+                self.say(f"exit {self.leader_status}")
+
+    def signal_all(self, number: int) -> list[int]:
+        victims = descendants(self.me)
+        if self.leader_status is None:
+            with contextlib.suppress(OSError):
+                os.killpg(self.leader, number)
+        for pid in victims:
+            with contextlib.suppress(OSError):
+                os.kill(pid, number)
+        return victims
+
+    def end_tree(self) -> None:
+        """SIGTERM to everything, a grace period for traps, then SIGKILL until nothing is left."""
+        grace = float(self.header.get("grace", 3.0))
+        self.signal_all(signal.SIGTERM)
+        deadline = time.monotonic() + grace
+        while time.monotonic() < deadline:
+            self.reap()
+            if not descendants(self.me):
+                return
+            time.sleep(POLL_S)
+        while True:
+            self.signal_all(signal.SIGSTOP)  # freeze first, so nothing forks while we kill
+            if not self.signal_all(signal.SIGKILL):
+                break
+            time.sleep(POLL_S)
+            self.reap()
+        self.reap()
+
+    def run(self) -> int:
+        self.start()
+        stopped = False
+        while self.leader_status is None:
+            ready, _, _ = select.select([0], [], [], POLL_S)
+            if ready:
+                line = os.read(0, 4096)
+                if not line or b"stop" in line:
+                    stopped = True
+                    break
+            self.reap()
+        if stopped or not self.header.get("keepalive"):
+            self.end_tree()
+        self.reap()
+        if self.leader_status is None:  # killed before it was collected
+            self.leader_status = -signal.SIGKILL
+            self.say(f"exit {self.leader_status}")
+        self.say("done")
+        return 0
+
+
+def main() -> int:
+    become_subreaper()
+    signal.signal(signal.SIGPIPE, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    header_line = b""
+    while not header_line.endswith(b"\n"):
+        chunk = os.read(0, 1 << 20)
+        if not chunk:
+            return 2
+        header_line += chunk
+    return Supervisor(json.loads(header_line)).run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,141 @@
+"""Commands as tasks: every command runs as one, in the foreground or in the background.
+
+A foreground call waits on its task; when the task outlives the soft-yield window it is handed
+over in place (same processes, same output file, same deadline) to the task table and the call
+returns its id. ``task_output`` reads the output a task produced since the last read. The table
+ends every task with its tree when the implementation shuts down.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import os
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from .output_capture import OutputCapture, View
+from .processes import Exit, Supervised
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """Why a task ended: ``exit`` normally, or ``timeout`` / ``aborted`` / ``shutdown``."""
+
+    reason: str
+    exit: Exit
+
+
+class Task:
+    """One command with its supervisor, output file, deadline and read cursor."""
+
+    def __init__(
+        self,
+        task_id: str,
+        command: str,
+        cwd: str,
+        env: Mapping[str, str],
+        *,
+        timeout: float | None,
+        grace: float,
+        keepalive: bool,
+    ) -> None:
+        self.id = task_id
+        self.command = command
+        self.cwd = cwd
+        self.env = env
+        self.grace = grace
+        self.keepalive = keepalive
+        self.timeout = timeout
+        self.started_at = time.monotonic()
+        self.deadline = self.started_at + timeout if timeout is not None else None
+        self.process = Supervised(command, cwd, env, keepalive=keepalive, grace=grace)
+        self.output = OutputCapture(self.process.output_fd)
+        self.cursor = 0
+        self.env_removed: tuple[str, ...] = ()
+        self.outcome: Outcome | None = None
+        self._reason = "exit"
+        self._lock = threading.Lock()
+        self.done = threading.Event()
+        threading.Thread(target=self._watch, daemon=True, name=f"agenttools-{task_id}").start()
+
+    def _watch(self) -> None:
+        while not self.process.wait(0.05):
+            if self.deadline is not None and time.monotonic() >= self.deadline:
+                self.stop("timeout")
+        self.output.finish()
+        exit = self.process.exit or Exit(None, 9)
+        self.outcome = Outcome(self._reason, exit)
+        self.done.set()
+
+    def stop(self, reason: str) -> None:
+        """End the task's tree (SIGTERM, grace, SIGKILL); the first reason given is kept."""
+        with self._lock:
+            if self._reason == "exit" and not self.process.finished.is_set():
+                self._reason = reason
+        self.process.stop()
+
+    def wait(self, timeout: float | None) -> bool:
+        return self.done.wait(timeout)
+
+    def read_new(self, max_bytes: int, max_lines: int) -> View:
+        """The output since the previous read (a bounded view); moves the cursor."""
+        end = self.output.size
+        view = self.output.view(self.cursor, max_bytes, max_lines, end)
+        self.cursor = max(self.cursor, end)
+        return view
+
+
+class TaskTable:
+    """The background tasks of one implementation instance."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[str, Task] = {}
+        self._running: list[Task] = []
+        self._files: set[str] = set()
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    def new_id(self) -> str:
+        return f"bash-{next(self._ids)}"
+
+    def track(self, task: Task) -> None:
+        """Every task, foreground ones included, so that shutdown can end it."""
+        with self._lock:
+            self._running = [t for t in self._running if not t.done.is_set()]
+            self._running.append(task)
+            self._files.add(task.output.path)
+
+    def forget_file(self, task: Task) -> None:
+        """The output was shown whole: its file is not needed."""
+        with self._lock:
+            self._files.discard(task.output.path)
+        task.output.discard()
+
+    def adopt(self, task: Task) -> None:
+        with self._lock:
+            self._tasks[task.id] = task
+
+    def get(self, task_id: str) -> Task | None:
+        with self._lock:
+            return self._tasks.get(task_id)
+
+    def ids(self) -> list[str]:
+        with self._lock:
+            return sorted(self._tasks)
+
+    def shutdown(self, wait: float = 10.0) -> None:
+        """End every running task with its tree, wait for them, and remove their output files."""
+        with self._lock:
+            tasks = list({id(t): t for t in [*self._tasks.values(), *self._running]}.values())
+            files, self._files = self._files, set()
+        for task in tasks:
+            task.stop("shutdown")
+        deadline = time.monotonic() + wait
+        for task in tasks:
+            task.wait(max(0.0, deadline - time.monotonic()))
+        for path in files:
+            with contextlib.suppress(OSError):
+                os.unlink(path)

@@ -1,0 +1,91 @@
+"""bash ends a command by signalling its process group only: no subreaper, no descendant search.
+
+`setsid` children and double-forked daemons live on after a timeout, which is what most agents
+do and what BASH-KILL-04 exists to catch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Mapping
+
+from pytest_agenttools.reference_impl import tasks
+from pytest_agenttools.reference_impl.processes import Exit
+from pytest_agenttools.reference_impl.toolbox import ReferenceTools
+
+SUITE_MODULES = ["test_bash_kill"]
+CAUGHT_BY = {"BASH-KILL-04"}
+
+
+class GroupOnlyProcess:
+    """The Supervised interface over a plain Popen in its own session; ends the group only."""
+
+    def __init__(
+        self,
+        command: str,
+        cwd: str,
+        env: Mapping[str, str] | None,
+        *,
+        keepalive: bool,
+        grace: float,
+    ) -> None:
+        read_end, write_end = os.pipe()
+        self.output_fd = read_end
+        self.grace = grace
+        self.keepalive = keepalive
+        self.exit: Exit | None = None
+        self.started = threading.Event()
+        self.finished = threading.Event()
+        self._stopping = False
+        self.proc = subprocess.Popen(
+            ["/bin/bash", "-c", command],
+            stdin=subprocess.DEVNULL,
+            stdout=write_end,
+            stderr=write_end,
+            cwd=cwd,
+            env=dict(env) if env is not None else None,
+            start_new_session=True,
+        )
+        os.close(write_end)
+        self.leader_pid = self.proc.pid
+        self.started.set()
+        threading.Thread(target=self._wait, daemon=True).start()
+
+    def _wait(self) -> None:
+        code = self.proc.wait()
+        if not self.keepalive and not self._stopping:
+            self.end_group(signal.SIGTERM)
+        self.exit = Exit(code, None) if code >= 0 else Exit(None, -code)
+        self.finished.set()
+
+    def end_group(self, first: int) -> None:
+        with contextlib.suppress(OSError):
+            os.killpg(self.leader_pid, first)
+        deadline = time.monotonic() + self.grace
+        while time.monotonic() < deadline:
+            try:
+                os.killpg(self.leader_pid, 0)
+            except OSError:
+                return
+            time.sleep(0.02)
+        with contextlib.suppress(OSError):
+            os.killpg(self.leader_pid, signal.SIGKILL)
+
+    def stop(self) -> None:
+        if self._stopping or self.finished.is_set():
+            return
+        self._stopping = True
+        threading.Thread(target=self.end_group, args=(signal.SIGTERM,), daemon=True).start()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self.finished.wait(timeout)
+
+
+def create() -> ReferenceTools:
+    tasks.Supervised = GroupOnlyProcess
+    return ReferenceTools()
