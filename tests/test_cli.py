@@ -44,7 +44,13 @@ def test_run_subset_writes_report_and_leaves_cwd_clean(tmp_path: Path) -> None:
 
 def test_run_fails_on_a_broken_implementation(tmp_path: Path) -> None:
     proc = agenttools(
-        "run", "--impl", "broken.drops_bom:create", "--", "-k", "bom_kept", cwd=tmp_path
+        "run",
+        "--impl",
+        "pytest_agenttools.broken.write_drops_bom:create",
+        "--",
+        "-k",
+        "bom_kept",
+        cwd=tmp_path,
     )
     assert proc.returncode == 1
     assert "FAIL  WRITE-BOM-01" in proc.stdout
@@ -57,7 +63,7 @@ def test_run_with_expectations_exits_zero_when_all_expected(tmp_path: Path) -> N
     proc = agenttools(
         "run",
         "--impl",
-        "broken.drops_bom:create",
+        "pytest_agenttools.broken.write_drops_bom:create",
         "--expectations",
         "exp.toml",
         "--strict",
@@ -105,7 +111,7 @@ def test_baseline_then_strict_run_is_green(tmp_path: Path) -> None:
     first = agenttools(
         "run",
         "--impl",
-        "broken.drops_bom:create",
+        "pytest_agenttools.broken.write_drops_bom:create",
         "--tools",
         "write",
         "--report-json",
@@ -119,7 +125,7 @@ def test_baseline_then_strict_run_is_green(tmp_path: Path) -> None:
     second = agenttools(
         "run",
         "--impl",
-        "broken.drops_bom:create",
+        "pytest_agenttools.broken.write_drops_bom:create",
         "--tools",
         "write",
         "--expectations",
@@ -135,7 +141,7 @@ def test_report_renders_html_and_markdown(tmp_path: Path) -> None:
     agenttools(
         "run",
         "--impl",
-        "broken.drops_bom:create",
+        "pytest_agenttools.broken.write_drops_bom:create",
         "--tools",
         "write",
         "--report-json",

@@ -12,6 +12,7 @@ import threading
 import time
 
 from broken.bash_group_kill_only import GroupOnlyProcess
+
 from pytest_agenttools.reference_impl import tasks
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
