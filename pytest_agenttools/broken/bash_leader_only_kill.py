@@ -21,6 +21,8 @@ CAUGHT_BY = {"BASH-KILL-01", "BASH-ABORT-01"}
 
 
 class LeaderOnlyProcess(GroupOnlyProcess):
+    _stopping: bool
+
     def _wait(self) -> None:
         self.keepalive = True  # and leaves whatever the shell started after a normal exit
         super()._wait()
