@@ -87,5 +87,5 @@ class GroupOnlyProcess:
 
 
 def create() -> ReferenceTools:
-    tasks.Supervised = GroupOnlyProcess
+    setattr(tasks, "Supervised", GroupOnlyProcess)  # the defect, for this process only
     return ReferenceTools()

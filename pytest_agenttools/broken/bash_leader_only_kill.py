@@ -44,5 +44,5 @@ class LeaderOnlyProcess(GroupOnlyProcess):
 
 
 def create() -> ReferenceTools:
-    tasks.Supervised = LeaderOnlyProcess
+    setattr(tasks, "Supervised", LeaderOnlyProcess)  # the defect, for this process only
     return ReferenceTools()

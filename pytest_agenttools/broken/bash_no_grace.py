@@ -22,5 +22,5 @@ class NoGrace(processes.Supervised):
 
 
 def create() -> ReferenceTools:
-    tasks.Supervised = NoGrace
+    setattr(tasks, "Supervised", NoGrace)  # the defect, for this process only
     return ReferenceTools()

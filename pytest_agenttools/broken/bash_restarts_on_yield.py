@@ -31,5 +31,5 @@ def restart_then_adopt(self: tasks.TaskTable, task: tasks.Task) -> None:
 
 
 def create() -> ReferenceTools:
-    tasks.TaskTable.adopt = restart_then_adopt
+    setattr(tasks.TaskTable, "adopt", restart_then_adopt)  # the defect, for this process only
     return ReferenceTools()

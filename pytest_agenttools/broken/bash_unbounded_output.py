@@ -30,5 +30,5 @@ class Hoarding(output_capture.OutputCapture):
 
 
 def create() -> ReferenceTools:
-    tasks.OutputCapture = Hoarding
+    setattr(tasks, "OutputCapture", Hoarding)  # the defect, for this process only
     return ReferenceTools()
