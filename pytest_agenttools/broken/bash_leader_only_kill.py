@@ -11,7 +11,7 @@ import signal
 import threading
 import time
 
-from broken.bash_group_kill_only import GroupOnlyProcess
+from .bash_group_kill_only import GroupOnlyProcess
 
 from pytest_agenttools.reference_impl import tasks
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
