@@ -98,6 +98,8 @@ def test_baseline_then_strict_run_is_green(tmp_path: Path) -> None:
         "pytest_agenttools.broken.write_drops_bom:create",
         "--tools",
         "write",
+        "--features",
+        "bom,encoding",
         "--report-json",
         "r.json",
         cwd=tmp_path,
@@ -112,6 +114,8 @@ def test_baseline_then_strict_run_is_green(tmp_path: Path) -> None:
         "pytest_agenttools.broken.write_drops_bom:create",
         "--tools",
         "write",
+        "--features",
+        "bom,encoding",
         "--expectations",
         "exp.toml",
         "--strict",
@@ -121,13 +125,13 @@ def test_baseline_then_strict_run_is_green(tmp_path: Path) -> None:
 
 
 def test_report_renders_html_and_markdown(tmp_path: Path) -> None:
-    agenttools("run", "--tools", "write", "--report-json", "a.json", cwd=tmp_path)
+    agenttools("run", "--features", "bom", "--report-json", "a.json", cwd=tmp_path)
     agenttools(
         "run",
         "--impl",
         "pytest_agenttools.broken.write_drops_bom:create",
-        "--tools",
-        "write",
+        "--features",
+        "bom",
         "--report-json",
         "b.json",
         cwd=tmp_path,

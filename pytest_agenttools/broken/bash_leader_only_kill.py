@@ -11,10 +11,10 @@ import signal
 import threading
 import time
 
-from .bash_group_kill_only import GroupOnlyProcess
-
 from pytest_agenttools.reference_impl import tasks
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
+
+from .bash_group_kill_only import GroupOnlyProcess
 
 SUITE_MODULES = ["test_bash_kill"]
 CAUGHT_BY = {"BASH-KILL-01", "BASH-ABORT-01"}
