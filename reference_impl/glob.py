@@ -61,25 +61,12 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
             "('node_modules/pkg/**'), or an exact file name ('**/package.json').",
         )
     if root.sensitive:
-        return text_result(
-            f"No files listed: {root.path} is not searched because {root.sensitive!r} may hold "
-            "secrets (keys, credentials, version-control data).",
-            root=root.path,
-            total=0,
-            shown=0,
-            offset=0,
-            has_more=False,
-            excluded="sensitive",
-        )
+        return search_root.sensitive_result(root, "No files listed")
     limits = ctx.limits
     argv = [
         ripgrep.rg_path(ctx.services),
         "--files",
-        "--no-config",
-        "--no-messages",
-        "--hidden",
-        "--no-require-git",
-        "--no-ignore-global",
+        *ripgrep.BASE_FLAGS,
         "--null",
     ]
     if include_ignored:

@@ -71,25 +71,11 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     user_globs = _user_globs(args.get("glob"))
     root = search_root.resolve(args.get("path"), ctx.cwd, ctx.env, "grep")
     if root.sensitive:
-        return text_result(
-            f"No matches: {root.path} is not searched because {root.sensitive!r} may hold "
-            "secrets (keys, credentials, version-control data).",
-            mode=mode,
-            root=root.path,
-            total=0,
-            shown=0,
-            offset=0,
-            has_more=False,
-            excluded="sensitive",
-        )
+        return search_root.sensitive_result(root, "No matches", mode=mode)
     limits = ctx.limits
     argv = [
         ripgrep.rg_path(ctx.services),
-        "--no-config",
-        "--no-messages",
-        "--hidden",
-        "--no-require-git",
-        "--no-ignore-global",
+        *ripgrep.BASE_FLAGS,
         f"--max-filesize={limits['grep.max_filesize']}",
         *_mode_flags(mode, context),
     ]

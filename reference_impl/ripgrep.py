@@ -57,6 +57,11 @@ class RgRun:
         return parts
 
 
+#: Flags every search runs with: no config files, no warnings on stderr, hidden files included,
+#: .gitignore honoured outside git repositories too, and never the machine's global gitignore.
+BASE_FLAGS = ("--no-config", "--no-messages", "--hidden", "--no-require-git", "--no-ignore-global")
+
+
 def find_rg(env_path: str | None = None) -> str:
     """The rg executable: beside this interpreter (the wheel's), else on PATH.
 

@@ -12,9 +12,10 @@ import os
 import stat
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from . import paths, search_filters
-from .results import ToolError
+from .results import ToolError, text_result
 
 
 @dataclass(frozen=True)
@@ -67,3 +68,18 @@ def resolve(raw: object | None, cwd: str, env: Mapping[str, str] | None, tool: s
         raise ToolError("permission_denied", f"Permission denied: cannot read {full}.")
     directory, name = os.path.split(full)
     return Root(full, directory, name, sensitive)
+
+
+def sensitive_result(root: Root, nothing: str, **details: Any) -> dict[str, Any]:
+    """The empty answer for a root that may hold secrets: a success that says why it is empty."""
+    return text_result(
+        f"{nothing}: {root.path} is not searched because {root.sensitive!r} may hold "
+        "secrets (keys, credentials, version-control data).",
+        **details,
+        root=root.path,
+        total=0,
+        shown=0,
+        offset=0,
+        has_more=False,
+        excluded="sensitive",
+    )
