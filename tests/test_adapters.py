@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import REFERENCE_STDIO
 
 from pytest_agenttools import AdapterError, ProtocolError, ToolCall
 from pytest_agenttools.adapters.inprocess import InProcessAdapter
@@ -17,25 +18,11 @@ from pytest_agenttools.adapters.stdio import StdioAdapter
 
 SERVER = Path(__file__).parent / "servers" / "fake_server.py"
 FAKE = f"{shlex.quote(sys.executable)} {shlex.quote(str(SERVER))}"
-# The console script, found beside this interpreter: `python -m` from the repository root would
-# import the source tree, which lacks the mapped subpackages, instead of the installed kit.
-REFERENCE_STDIO = "agenttools serve"
 
 
 @pytest.fixture
 def fake() -> Iterator[StdioAdapter]:
     adapter = StdioAdapter(FAKE, call_timeout=2)
-    adapter.start()
-    yield adapter
-    adapter.close()
-
-
-@pytest.fixture(params=["in-process", "stdio"])
-def reference(request: pytest.FixtureRequest) -> Iterator[Any]:
-    if request.param == "stdio":
-        adapter: Any = StdioAdapter(REFERENCE_STDIO, call_timeout=30)
-    else:
-        adapter = InProcessAdapter("pytest_agenttools.reference_impl:create")
     adapter.start()
     yield adapter
     adapter.close()

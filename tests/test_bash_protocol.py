@@ -4,30 +4,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
+from conftest import REFERENCE_STDIO
 
 from pytest_agenttools import ProtocolError, ToolCall
-from pytest_agenttools.adapters.inprocess import InProcessAdapter
 from pytest_agenttools.adapters.stdio import StdioAdapter
 from pytest_agenttools.client import ToolClient
-
-REFERENCE_STDIO = "agenttools serve"
-
-
-@pytest.fixture(params=["in-process", "stdio"])
-def reference(request: pytest.FixtureRequest) -> Iterator[Any]:
-    if request.param == "stdio":
-        adapter: Any = StdioAdapter(REFERENCE_STDIO, call_timeout=30)
-    else:
-        adapter = InProcessAdapter("pytest_agenttools.reference_impl:create")
-    adapter.start()
-    yield adapter
-    adapter.close()
 
 
 def test_analyze_same_answer_both_ways(reference: Any) -> None:

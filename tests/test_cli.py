@@ -3,24 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import run_agenttools
 
-TESTS = Path(__file__).parent
 
-
-def agenttools(*args: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
-    env = dict(os.environ)
-    env["PYTHONPATH"] = str(TESTS)
-    return subprocess.run(
-        [exe, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout
-    )
+def agenttools(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return run_agenttools(*args, cwd=cwd, timeout=600)
 
 
 def test_clauses_lists_the_spec(tmp_path: Path) -> None:

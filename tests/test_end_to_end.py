@@ -10,21 +10,18 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_agenttools
 from test_render import browser, png_size
 
 PI = Path(__file__).parent.parent / "adapters" / "pi"
 
 
-def agenttools(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=1200)
+agenttools = run_agenttools
 
 
 def load(path: Path) -> dict[str, Any]:
