@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from pytest_agenttools import Manifest, ToolClient, Workspace
 from pytest_agenttools.session import get_session
 
 _COMMON: dict[str, Any] = {
@@ -24,18 +25,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
-def tools(agenttools_client: Any) -> Any:
+def tools(agenttools_client: ToolClient) -> ToolClient:
     """The tool client for this test (see ``agenttools_client``)."""
     return agenttools_client
 
 
 @pytest.fixture
-def ws(agenttools_workspace: Any) -> Any:
+def ws(agenttools_workspace: Workspace) -> Workspace:
     """This test's workspace (see ``agenttools_workspace``)."""
     return agenttools_workspace
 
 
 @pytest.fixture
-def style(agenttools_manifest: Any) -> str:
+def manifest(agenttools_manifest: Manifest) -> Manifest:
+    """The implementation's manifest (dialect, limits, features)."""
+    return agenttools_manifest
+
+
+@pytest.fixture
+def style(agenttools_manifest: Manifest) -> str:
     """The declared line-number style: arrow, tab or none."""
-    return str(agenttools_manifest.line_numbers)
+    return agenttools_manifest.line_numbers

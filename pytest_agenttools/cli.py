@@ -165,10 +165,19 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
     return code or 1
 
 
-def _serve(_: argparse.Namespace) -> int:
+def _serve(ns: argparse.Namespace) -> int:
     from .reference_impl.server import serve
 
-    return serve()
+    if not ns.impl:
+        return serve()
+    from .adapters.base import AdapterError
+    from .adapters.inprocess import load_factory
+
+    try:
+        tools = load_factory(ns.impl)()
+    except AdapterError as exc:
+        raise SystemExit(f"agenttools serve: {exc}") from None
+    return serve(tools=tools)
 
 
 def _load_reports(paths: Sequence[str]) -> list[dict[str, Any]]:
@@ -259,7 +268,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
     run.add_argument("--tools", help="only these tools' clauses (comma-separated: edit,bash)")
     run.add_argument("--features", help="only clauses with these features or tags (bom,crlf)")
-    commands.add_parser("serve", help="serve the reference implementation over stdio")
+    serve = commands.add_parser(
+        "serve", help="serve the reference (or any in-process implementation) over stdio"
+    )
+    serve.add_argument(
+        "--impl", help="serve this in-process factory 'package.module:factory' instead"
+    )
     report = commands.add_parser(
         "report", help="render one or more JSON reports (HTML matrix, Markdown summary)"
     )

@@ -18,8 +18,6 @@ from .read_pdf import read_pdf
 from .results import ToolError, image_block, text_block, text_result
 
 FEATURES = (
-    "read.binary_detection",
-    "read.device_guard",
     "read.images",
     "read.notebook",
     "read.path_variants",

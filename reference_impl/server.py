@@ -26,7 +26,7 @@ PARSE_ERROR, INVALID_REQUEST, NO_METHOD, INVALID_PARAMS, INTERNAL = (
 
 
 class Server:
-    def __init__(self, tools: ReferenceTools, out: TextIO) -> None:
+    def __init__(self, tools: Any, out: TextIO) -> None:
         self.tools = tools
         self.out = out
         self.write_lock = threading.Lock()
@@ -120,13 +120,14 @@ class Server:
             self.cancels.pop(ident, None)
 
 
-def serve(stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+def serve(stdin: TextIO | None = None, stdout: TextIO | None = None, tools: Any = None) -> int:
+    """Serve ``tools`` (any in-process implementation; the reference by default) on stdio."""
     if stdin is None and stdout is None:  # the wire is UTF-8 whatever the locale says
         for stream in (sys.stdin, sys.stdout):
             if isinstance(stream, io.TextIOWrapper):
                 stream.reconfigure(encoding="utf-8")
     source = stdin or sys.stdin
-    server = Server(ReferenceTools(), stdout or sys.stdout)
+    server = Server(tools if tools is not None else ReferenceTools(), stdout or sys.stdout)
     for line in source:
         if line.strip() and not server.handle_line(line):
             return 0

@@ -6,8 +6,14 @@ one into an ``internal`` error result, so a call never raises into its caller.
 
 Tools are modules named in ``TOOL_MODULES``. A tool module provides ``run(arguments, ctx)`` (or
 the function named after the colon) and may provide ``FEATURES`` (manifest feature names),
-``LIMITS`` (default limit values, configurable), ``METHODS`` (extra protocol methods, each
+``LIMITS`` (default limit values, configurable), ``OPS`` (its operations port: the object through
+which it touches files and processes), ``METHODS`` (extra protocol methods, each
 ``fn(params, services) -> result``) and ``shutdown(services)``.
+
+A variant of the reference (the kit's broken and alternative implementations) is this class
+with parts swapped through the constructor: another operations port for a tool (``ops``),
+another function for a tool (``runs``), another mutation queue; and ``present`` (the hook that
+may reword a finished result) and ``manifest`` overridden. No module is ever patched.
 """
 
 from __future__ import annotations
@@ -27,8 +33,8 @@ from .results import ToolError, UnknownToolError, error_result
 
 NAME = "agenttools-reference"
 VERSION = "0.1.0"
-PROTOCOL = "agenttools/1"
-SPEC_VERSION = "0.1"
+PROTOCOL = "agenttools/2"
+SPEC_VERSION = "0.2"
 OUTPUT_PROFILE = "agenttools-reference/1"
 
 #: canonical tool name -> "module" or "module:function" inside this package
@@ -45,10 +51,10 @@ TOOL_MODULES: Mapping[str, str] = {
 Tool = Callable[[Any, CallContext], dict[str, Any]]
 
 
-def _load_tools() -> tuple[dict[str, Tool], list[ModuleType]]:
+def _load_tools() -> tuple[dict[str, Tool], dict[str, ModuleType]]:
     """Import the tool modules that exist; a tool whose module is absent is not offered."""
     tools: dict[str, Tool] = {}
-    modules: list[ModuleType] = []
+    modules: dict[str, ModuleType] = {}
     for name, spec in TOOL_MODULES.items():
         module_name, _, function = spec.partition(":")
         try:
@@ -58,21 +64,33 @@ def _load_tools() -> tuple[dict[str, Tool], list[ModuleType]]:
                 continue
             raise
         tools[name] = getattr(module, function or "run")
-        if module not in modules:
-            modules.append(module)
+        modules[name] = module
     return tools, modules
 
 
 class ReferenceTools:
     """One reference instance: its own limits, mutation queue and services, nothing global."""
 
-    def __init__(self, limits: Mapping[str, Any] | None = None) -> None:
-        self.tools, self.modules = _load_tools()
+    def __init__(
+        self,
+        limits: Mapping[str, Any] | None = None,
+        *,
+        ops: Mapping[str, Any] | None = None,
+        runs: Mapping[str, Tool] | None = None,
+        queue: MutationQueue | None = None,
+    ) -> None:
+        self.tools, by_tool = _load_tools()
+        self.tools.update(runs or {})
+        self.modules = list(dict.fromkeys(by_tool.values()))
         defaults: dict[str, Any] = {}
         for module in self.modules:
             defaults.update(getattr(module, "LIMITS", {}))
         self.limits = Limits(limits, extra_defaults=defaults)
-        self.queue = MutationQueue()
+        self.ops: dict[str, Any] = {
+            name: module.OPS for name, module in by_tool.items() if hasattr(module, "OPS")
+        }
+        self.ops.update(ops or {})
+        self.queue = queue if queue is not None else MutationQueue()
         self.services: dict[str, Any] = {}
         self._lock = threading.Lock()
 
@@ -121,6 +139,7 @@ class ReferenceTools:
             env=env,
             cancel=cancel or threading.Event(),
             services=self.services,
+            ops=self.ops,
         )
 
     def call(
@@ -142,17 +161,24 @@ class ReferenceTools:
             return error_result("invalid_cwd", f"Working directory does not exist: {cwd}")
         ctx = self.context(cwd, env, cancel)
         try:
-            return run(arguments, ctx)
+            result = run(arguments, ctx)
         except ToolError as exc:
-            return error_result(exc.code, exc.message, **exc.details)
+            result = error_result(exc.code, exc.message, **exc.details)
         except FileNotFoundError as exc:
-            return error_result("not_found", f"File not found: {exc.filename or exc}.")
+            result = error_result("not_found", f"File not found: {exc.filename or exc}.")
         except Exception as exc:  # the contract: a call never raises into its caller
-            return error_result(
+            result = error_result(
                 "internal",
                 f"Internal error in {tool}: {type(exc).__name__}: {exc}",
                 traceback=traceback.format_exc(limit=5),
             )
+        return self.present(tool, arguments, cwd, result)
+
+    def present(
+        self, tool: str, arguments: Any, cwd: str, result: dict[str, Any]
+    ) -> dict[str, Any]:
+        """The model-facing form of a finished result; variants reword it here."""
+        return result
 
     def shutdown(self) -> None:
         """Release what tools hold (background processes, temp files)."""

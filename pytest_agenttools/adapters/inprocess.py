@@ -1,22 +1,34 @@
 """Call a Python implementation in this process, on a thread per call.
 
-The factory (``package.module:callable``) returns an object with ``initialize()``,
+The factory (``package.module:callable``) returns an object with ``initialize(params)``,
 ``configure(settings)``, ``call(tool, arguments, cwd, env, cancel)`` and ``shutdown()``, all on
-plain dicts. Results still go through JSON, so nothing passes that stdio could not carry.
+plain dicts (``cancel`` is a ``threading.Event`` the kit sets to abort the call). Calls and
+answers go through the same JSON normalisation as over stdio, so nothing passes here that the
+wire could not carry.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import threading
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from ..contract import ContractViolation, Manifest, ToolCall, ToolResult
-from .base import AdapterError, ProtocolError
+import pluggy
+
+from ..contract import PROTOCOL, ContractViolation, Manifest, ToolCall, ToolResult, wire_value
+from .base import (
+    AdapterError,
+    ProtocolError,
+    call_params,
+    manifest_from_initialize,
+    result_from_wire,
+)
+
+REFERENCE_FACTORY = "pytest_agenttools.reference_impl:create"
+hookimpl = pluggy.HookimplMarker("pytest")
 
 
 def load_factory(spec: str) -> Any:
@@ -61,9 +73,15 @@ class _Pending:
 
 
 class InProcessAdapter:
-    def __init__(self, spec: str, manifest_override: Mapping[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        spec: str,
+        manifest_override: Mapping[str, Any] | None = None,
+        call_timeout: float = 60.0,
+    ) -> None:
         self.spec = spec
         self._override = manifest_override
+        self.call_timeout = call_timeout
         self._impl: Any = None
         self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="agenttools-inproc")
 
@@ -78,27 +96,22 @@ class InProcessAdapter:
             raise AdapterError(f"{self.describe()}: the factory raised {exc!r}") from exc
         answer: Any = None
         if hasattr(self._impl, "initialize"):
-            answer = json.loads(json.dumps(self._impl.initialize({"protocol": "agenttools/1"})))
-        if isinstance(answer, dict) and isinstance(answer.get("manifest"), dict):
-            manifest = Manifest.from_wire(answer["manifest"], source=self.describe())
-            if self._override:
-                manifest = manifest.merged_with(self._override)
-            return manifest
-        if self._override:
-            return Manifest.from_wire(self._override, source="manifest file")
-        raise AdapterError(
-            f"{self.describe()}: initialize() returned no manifest and no --agenttools-manifest "
-            "file was given; declare the tools, features and limits one way or the other"
-        )
+            try:
+                answer = wire_value(
+                    self._impl.initialize({"protocol": PROTOCOL}), what="initialize's answer"
+                )
+            except ContractViolation as exc:
+                raise AdapterError(f"{self.describe()}: {exc}") from exc
+        return manifest_from_initialize(answer, self._override, describe=self.describe())
 
     def configure(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         if not hasattr(self._impl, "configure"):
             return {}
-        answer = self._impl.configure(dict(settings)) or {}
-        return dict(answer.get("applied", {}))
+        answer = self._impl.configure(wire_value(dict(settings), what="settings")) or {}
+        applied = wire_value(answer, what="configure's answer").get("applied", {})
+        return dict(applied) if isinstance(applied, dict) else {}
 
-    def _run(self, call: ToolCall, cancel: threading.Event) -> ToolResult:
-        wire = call.to_wire()
+    def _run(self, call: ToolCall, wire: dict[str, Any], cancel: threading.Event) -> ToolResult:
         try:
             raw = self._impl.call(
                 wire["tool"], wire["arguments"], wire["cwd"], wire.get("env"), cancel
@@ -111,16 +124,12 @@ class InProcessAdapter:
                 f"{self.describe()}: {call.describe()} raised {name}: {exc} "
                 "(a tool failure must be a result with isError=true, not an exception)"
             ) from exc
-        try:
-            return ToolResult.from_wire(json.loads(json.dumps(raw)))
-        except (TypeError, ValueError, ContractViolation) as exc:
-            raise AdapterError(
-                f"{self.describe()}: {call.describe()} answered badly: {exc}"
-            ) from exc
+        return result_from_wire(raw, call, self.describe())
 
     def submit(self, call: ToolCall) -> _Pending:
+        wire = call_params(call, self.describe())
         cancel = threading.Event()
-        return _Pending(self._pool.submit(self._run, call, cancel), cancel)
+        return _Pending(self._pool.submit(self._run, call, wire, cancel), cancel)
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
         return self.submit(call).result(timeout)
@@ -131,7 +140,7 @@ class InProcessAdapter:
         The reference's ``method(name)`` returns ``fn(params, services)``; either way the answer
         goes through JSON, and an unknown method is a ProtocolError (-32601) as over stdio.
         """
-        wire = json.loads(json.dumps(params))
+        wire = wire_value(params, what=f"the params of {method}")
         try:
             if hasattr(self._impl, "request"):
                 answer = self._impl.request(method, wire)
@@ -144,9 +153,23 @@ class InProcessAdapter:
             raise ProtocolError(
                 f"{self.describe()}: {method} rejected its params: {exc}", -32602
             ) from exc
-        return json.loads(json.dumps(answer))
+        return wire_value(answer, what=f"the answer to {method}")
 
     def close(self) -> None:
         if self._impl is not None and hasattr(self._impl, "shutdown"):
             self._impl.shutdown()
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def from_settings(settings: Mapping[str, Any]) -> InProcessAdapter:
+    return InProcessAdapter(
+        settings.get("impl") or REFERENCE_FACTORY,
+        settings.get("manifest"),
+        settings.get("call_timeout", 60.0),
+    )
+
+
+@hookimpl(trylast=True)
+def pytest_agenttools_make_adapter(config: Any, settings: dict[str, Any]) -> InProcessAdapter:
+    """The fallback kind: ``--agenttools-impl``, or the bundled reference when nothing is set."""
+    return from_settings(settings)

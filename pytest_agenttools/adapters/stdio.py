@@ -23,21 +23,31 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from ..contract import PROTOCOL, ContractViolation, Manifest, ToolCall, ToolResult
-from .base import AdapterError, ProtocolError
+import pluggy
+
+from ..contract import PROTOCOL, Manifest, ToolCall, ToolResult, wire_value
+from .base import (
+    AdapterError,
+    ProtocolError,
+    call_params,
+    deadline_for,
+    manifest_from_initialize,
+    result_from_wire,
+)
 
 INITIALIZE_TIMEOUT = 30.0
 SHUTDOWN_GRACE = 5.0
 CANCEL_GRACE = 5.0
 STDERR_LINES = 50
+hookimpl = pluggy.HookimplMarker("pytest")
 
 
 def encode_line(message: Mapping[str, Any]) -> bytes:
     """One JSON line in UTF-8; strings with lone surrogates fall back to ``\\uXXXX`` escapes."""
     try:
-        return (json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8")
+        return (json.dumps(message, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
     except UnicodeEncodeError:
-        return (json.dumps(message, ensure_ascii=True) + "\n").encode("ascii")
+        return (json.dumps(message, ensure_ascii=True, allow_nan=False) + "\n").encode("ascii")
 
 
 def resolve_program(program: str) -> str:
@@ -179,13 +189,7 @@ class _Pending:
                     f"{deadline:.0f} s (raise --agenttools-call-timeout if it is just slow)"
                     f"{self._child.stderr_text()}"
                 ) from None
-        try:
-            return ToolResult.from_wire(raw)
-        except ContractViolation as exc:
-            raise AdapterError(
-                f"{self._adapter.describe()}: {self._call.describe()} answered with an invalid "
-                f"result: {exc}"
-            ) from exc
+        return result_from_wire(raw, self._call, self._adapter.describe())
 
     def cancel(self) -> None:
         if not self._future.done():
@@ -222,10 +226,7 @@ class StdioAdapter:
         return f"stdio adapter `{self.command}`"
 
     def deadline_for(self, call: ToolCall) -> float:
-        extra = call.arguments.get("timeout") if call.tool in ("bash", "task_output") else None
-        if isinstance(extra, (int, float)) and not isinstance(extra, bool) and 0 < extra < 1e6:
-            return self.call_timeout + float(extra)
-        return self.call_timeout
+        return deadline_for(call, self.call_timeout)
 
     def _request(self, child: _Child, method: str, params: Any) -> tuple[int, Future[Any]]:
         ident = next(self._ids)
@@ -253,24 +254,11 @@ class StdioAdapter:
                 f"{self.describe()}: no answer to initialize within {deadline:g} s"
                 f"{child.stderr_text()}"
             ) from None
-        if not isinstance(answer, dict):
-            child.fail("answered initialize without an object")
-            raise AdapterError(
-                f"{self.describe()}: initialize must return an object, got {answer!r}"
-            )
-        raw_manifest = answer.get("manifest")
-        if isinstance(raw_manifest, dict):
-            manifest = Manifest.from_wire(raw_manifest, source=self.describe())
-            if self._override:
-                manifest = manifest.merged_with(self._override)
-        elif self._override:
-            manifest = Manifest.from_wire(self._override, source="manifest file")
-        else:
-            child.fail("returned no manifest")
-            raise AdapterError(
-                f"{self.describe()}: initialize returned no manifest and no --agenttools-manifest "
-                "file was given"
-            )
+        try:
+            manifest = manifest_from_initialize(answer, self._override, describe=self.describe())
+        except AdapterError:
+            child.fail("gave an unusable initialize answer")
+            raise
         return child, manifest
 
     def start(self) -> Manifest:
@@ -302,7 +290,8 @@ class StdioAdapter:
 
     def configure(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         child = self._live_child()
-        _, future = self._request(child, "configure", {"settings": dict(settings)})
+        wire = wire_value(dict(settings), what="configure settings")
+        _, future = self._request(child, "configure", {"settings": wire})
         try:
             answer = future.result(self.call_timeout)
         except FutureTimeout:
@@ -314,7 +303,7 @@ class StdioAdapter:
     def request(self, method: str, params: Any = None) -> Any:
         """Send an extra protocol method (``bash/analyze`` ...) and return its result."""
         child = self._live_child()
-        _, future = self._request(child, method, params)
+        _, future = self._request(child, method, wire_value(params, what=f"{method} params"))
         try:
             return future.result(self.call_timeout)
         except FutureTimeout:
@@ -323,7 +312,7 @@ class StdioAdapter:
 
     def submit(self, call: ToolCall) -> _Pending:
         child = self._live_child()
-        ident, future = self._request(child, "call", call.to_wire())
+        ident, future = self._request(child, "call", call_params(call, self.describe()))
         return _Pending(self, child, ident, future, call)
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
@@ -344,3 +333,17 @@ class StdioAdapter:
         for stream in (child.proc.stdin, child.proc.stdout, child.proc.stderr):
             with contextlib.suppress(Exception):
                 stream.close()  # type: ignore[union-attr]
+
+
+def from_settings(settings: Mapping[str, Any]) -> StdioAdapter | None:
+    if not settings.get("cmd"):
+        return None
+    return StdioAdapter(
+        settings["cmd"], settings.get("manifest"), settings.get("call_timeout", 60.0)
+    )
+
+
+@hookimpl
+def pytest_agenttools_make_adapter(config: Any, settings: dict[str, Any]) -> StdioAdapter | None:
+    """``--agenttools-cmd``: a stdio JSON-RPC server."""
+    return from_settings(settings)
