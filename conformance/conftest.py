@@ -10,14 +10,21 @@ from hypothesis import HealthCheck, settings
 from pytest_agenttools import Manifest, ToolClient, Workspace
 from pytest_agenttools.session import get_session
 
+from .strategies import CI_EXAMPLES
+
 _COMMON: dict[str, Any] = {
     "deadline": None,
-    "database": None,
+    # failures print a @reproduce_failure blob; the example database (under
+    # HYPOTHESIS_STORAGE_DIRECTORY, which `agenttools run` points at the run's scratch dir)
+    # replays them first on the next run
+    "print_blob": True,
     "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 }
-settings.register_profile("ci", derandomize=True, max_examples=30, **_COMMON)
-settings.register_profile("dev", max_examples=100, **_COMMON)
-settings.register_profile("fuzz", max_examples=2000, **_COMMON)
+#: ci runs CI_EXAMPLES per property, new ones each run; strategies.examples(n) scales a slow
+#: property's own count by the same factor
+settings.register_profile("ci", max_examples=CI_EXAMPLES, **_COMMON)
+settings.register_profile("dev", max_examples=CI_EXAMPLES * 4, **_COMMON)
+settings.register_profile("fuzz", max_examples=CI_EXAMPLES * 50, **_COMMON)
 
 
 def pytest_configure(config: pytest.Config) -> None:

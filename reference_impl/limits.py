@@ -36,10 +36,24 @@ class Limits:
         self,
         overrides: Mapping[str, Any] | None = None,
         extra_defaults: Mapping[str, int | float] | None = None,
+        units: Mapping[str, str] | None = None,
     ) -> None:
         self._values: dict[str, Any] = {**DEFAULT_LIMITS, **(extra_defaults or {})}
+        self._units = dict(units or {})
         if overrides:
             self.apply(overrides)
+
+    def unit(self, name: str, default: str = "bytes") -> str:
+        """The unit a size limit counts in (``bytes`` unless this instance says ``chars``)."""
+        return self._units.get(name, default)
+
+    def declared(self) -> dict[str, Any]:
+        """The manifest's ``limits``: a number, or ``{value, unit}`` where the unit is not the
+        usual one."""
+        return {
+            name: {"value": value, "unit": self._units[name]} if name in self._units else value
+            for name, value in self._values.items()
+        }
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]

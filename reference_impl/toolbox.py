@@ -78,6 +78,7 @@ class ReferenceTools:
         ops: Mapping[str, Any] | None = None,
         runs: Mapping[str, Tool] | None = None,
         queue: MutationQueue | None = None,
+        units: Mapping[str, str] | None = None,
     ) -> None:
         self.tools, by_tool = _load_tools()
         self.tools.update(runs or {})
@@ -85,7 +86,7 @@ class ReferenceTools:
         defaults: dict[str, Any] = {}
         for module in self.modules:
             defaults.update(getattr(module, "LIMITS", {}))
-        self.limits = Limits(limits, extra_defaults=defaults)
+        self.limits = Limits(limits, extra_defaults=defaults, units=units)
         self.ops: dict[str, Any] = {
             name: module.OPS for name, module in by_tool.items() if hasattr(module, "OPS")
         }
@@ -110,7 +111,7 @@ class ReferenceTools:
             "tools": sorted(self.tools),
             "features": self.features(),
             "output": {"line_numbers": "arrow", "profile": OUTPUT_PROFILE},
-            "limits": values,
+            "limits": self.limits.declared(),
             "settings": sorted(values),
         }
 
