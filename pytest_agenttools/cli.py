@@ -104,34 +104,58 @@ def run_conformance(
     return code, report
 
 
-def render_summary(report: dict[str, Any]) -> list[str]:
-    """Per-clause lines and a total, from report data (no pytest involved)."""
-    from .clauses import load
+def render_summary(report: dict[str, Any], *, verbose: bool = False) -> list[str]:
+    """The run in a few lines, from report data (no pytest involved).
 
-    spec = load().by_id()
-    tests_per_clause: dict[str, list[str]] = {}
-    for test in report.get("tests", []):
-        if test.get("clause"):
-            tests_per_clause.setdefault(test["clause"], []).append(test["outcome"])
-    lines = []
+    First the conformance levels (core, then each feature): how many MUST and SHOULD clauses
+    passed, failed, failed as expected and did not run. Then every clause that did not pass,
+    with why; clauses of tools the implementation does not declare are one line per tool.
+    ``verbose`` lists the passing clauses too.
+    """
+    from .clauses import load
+    from .report import level_lines
+
+    spec = load()
+    by_id = spec.by_id()
     impl = report.get("implementation", {})
-    lines.append(
+    declared_tools = set((impl.get("manifest") or {}).get("tools", []))
+    lines = [
         f"agenttools: {impl.get('name', '?')} {impl.get('version', '')} "
         f"via {impl.get('adapter', '?')}"
-    )
-    for clause_id, outcome in report.get("clauses", {}).items():
-        clause = spec.get(clause_id)
-        outcomes = tests_per_clause.get(clause_id, [])
-        passed = sum(1 for o in outcomes if o == "passed")
+    ]
+    levels = report.get("levels") or {}
+    if levels:
+        lines += ["  " + line for line in level_lines(levels)]
+    outcomes: dict[str, list[str]] = {}
+    for test in report.get("tests", []):
+        if test.get("clause"):
+            outcomes.setdefault(test["clause"], []).append(test["outcome"])
+    reasons = report.get("not_run", {})
+    undeclared: dict[str, int] = {}
+    for clause_id, verdict in report.get("clauses", {}).items():
+        clause = by_id.get(clause_id)
+        if clause is not None and declared_tools and clause.tool not in declared_tools:
+            undeclared[clause.tool] = undeclared.get(clause.tool, 0) + 1
+            continue
+        if verdict == "passed" and not verbose:
+            continue
+        counts = outcomes.get(clause_id, [])
+        tally = ", ".join(
+            f"{counts.count(o)} {o}"
+            for o in ("passed", "failed", "error", "xfailed", "xpassed", "skipped")
+            if counts.count(o)
+        )
         level = clause.level if clause else "?"
         title = clause.title if clause else ""
+        why = f"  ({reasons[clause_id]})" if verdict == "skipped" and clause_id in reasons else ""
         lines.append(
-            f"  {MARK.get(outcome, outcome):5} {clause_id:18} {level:6} "
-            f"{passed}/{len(outcomes)} tests  {title}"
+            f"  {MARK.get(verdict, verdict):5} {clause_id:18} {level:6} {tally}  {title}{why}"
         )
+    for tool, count in sorted(undeclared.items()):
+        lines.append(f"  not run: tool {tool} is not declared ({count} clauses)")
     summary = report.get("summary", {})
     lines.append(
-        "  "
+        "  tests: "
         + ", ".join(
             f"{summary.get(k, 0)} {k}"
             for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -157,7 +181,7 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
         pytest_args=extra,
     )
     if report:
-        print("\n".join(render_summary(report)))
+        print("\n".join(render_summary(report, verbose=ns.verbose)))
     summary = report.get("summary", {})
     clean = report and summary.get("failed", 0) == 0 and summary.get("error", 0) == 0
     if code == 0 and clean:
@@ -226,11 +250,11 @@ def _selfcheck(ns: argparse.Namespace) -> int:
 
 
 def _clauses(ns: argparse.Namespace) -> int:
-    from .clauses import clause_test_index, load, render_markdown
+    from .clauses import clause_test_index, implementation_index, load, render_markdown
 
     spec = load()
     if ns.markdown:
-        sys.stdout.write(render_markdown(spec, clause_test_index()))
+        sys.stdout.write(render_markdown(spec, clause_test_index(), implementation_index()))
         return 0
     for clause in spec.clauses:
         if ns.tool and clause.tool != ns.tool:
@@ -268,6 +292,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
     run.add_argument("--tools", help="only these tools' clauses (comma-separated: edit,bash)")
     run.add_argument("--features", help="only clauses with these features or tags (bom,crlf)")
+    run.add_argument(
+        "-v", "--verbose", action="store_true", help="list passing clauses too, one line each"
+    )
     serve = commands.add_parser(
         "serve", help="serve the reference (or any in-process implementation) over stdio"
     )
