@@ -137,7 +137,9 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         stream.seek(0)
         encoding = ops.detect(sample, len(sample) < sniff.SAMPLE_BYTES)
         page = Page(path, offset, limit, ctx.limits, ctx.cancel)
-        result = page.render(ops.lines(stream, encoding, ctx.limits["read.max_line_chars"]), encoding)
+        result = page.render(
+            ops.lines(stream, encoding, ctx.limits["read.max_line_chars"]), encoding
+        )
     if via_variant:
         result["details"]["resolved_path"] = path
         block = result["content"][0]
