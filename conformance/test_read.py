@@ -112,7 +112,8 @@ EXTREME_NUMBERS = [10**18, -(10**18), 2**63, 2**64]
 @pytest.mark.parametrize("argument", ["offset", "limit"])
 def test_extreme_numbers(tools: ToolClient, ws: Workspace, argument: str, value: int) -> None:
     ws.put("a.txt", "one\ntwo\nthree\n")
-    result = tools.call("read", path="a.txt", _timeout=PROMPT, **{argument: value})
+    arguments: dict[str, Any] = {"path": "a.txt", argument: value}
+    result = tools.call_raw("read", arguments, timeout=PROMPT)
     expect_no_exception_text(result)
     if result.is_error:
         expect_error(result)

@@ -74,18 +74,19 @@ def link_chain(path: str) -> list[str]:
 def refuse_device(path: str) -> None:
     """READ-DEV-01, READ-DEV-03: refuse an endless device or a standard stream, by any name."""
     for hop in link_chain(path):
+        lead = f" (it leads to {hop})" if hop != path else ""
         if hop in ENDLESS_DEVICES:
             raise ToolError(
                 "device",
-                f"Refusing to read {path}: it is a device that never ends ({hop}). "
+                f"Refusing to read {path}{lead}: a device that never ends. "
                 "Read a regular file instead.",
                 path=path,
             )
         if is_blocked_device(hop):
             raise ToolError(
                 "device",
-                f"Refusing to read {path}: it is a standard stream or terminal ({hop}); "
-                "reading it would wait for input or consume this tool's own channel. "
+                f"Refusing to read {path}{lead}: a standard stream or terminal; reading it "
+                "would wait for input or consume this tool's own channel. "
                 "Read a regular file instead.",
                 path=path,
             )
