@@ -35,6 +35,8 @@ IMAGES = {
     "images/pixel.webp": "image/webp",
 }
 NOTEBOOK_SOURCES = ["# Title", 'print("hello")', "1 + 1"]
+#: a page count far beyond any sane per-call page cap (undeclared PDF limits are probed with it)
+PROBE_PAGES = 200
 
 
 @clause("READ-IMG-01")
@@ -119,7 +121,17 @@ def test_pdf_bad_ranges(tools: ToolClient, ws: Workspace, pages: str) -> None:
 @clause("READ-PDF-02")
 def test_pdf_too_many_pages_in_one_call(tools: ToolClient, ws: Workspace) -> None:
     cap = limit_in_force(tools, "read.pdf_max_pages", 4)
-    most = int(cap.value) if cap is not None else 20
+    if cap is None:
+        builders.make_pdf(ws.file("long.pdf"), [f"page {n}" for n in range(1, PROBE_PAGES + 1)])
+        result = tools.read(path="long.pdf", pages=f"1-{PROBE_PAGES}")
+        if not result.is_error:
+            obs = read_obs(result)
+            assert len(obs.pages) < PROBE_PAGES and obs.truncated, (
+                f"read.pdf_max_pages undeclared: pages='1-{PROBE_PAGES}' must be refused or cut "
+                f"short; saw {len(obs.pages)} pages"
+            )
+        return
+    most = int(cap.value)
     builders.make_pdf(ws.file("long.pdf"), [f"page {n}" for n in range(1, most + 3)])
     expect_error(tools.read(path="long.pdf", pages=f"1-{most + 1}"))
     _, obs = observed(tools, path="long.pdf", pages=f"1-{most}")
@@ -129,11 +141,13 @@ def test_pdf_too_many_pages_in_one_call(tools: ToolClient, ws: Workspace) -> Non
 @clause("READ-PDF-03")
 def test_long_pdf_needs_pages(tools: ToolClient, ws: Workspace, manifest: Manifest) -> None:
     cap = limit_in_force(tools, "read.pdf_whole_max_pages", 3)
-    whole = int(cap.value) if cap is not None else 10
+    whole = int(cap.value) if cap is not None else PROBE_PAGES - 1
     builders.make_pdf(ws.file("long.pdf"), [f"page {n}" for n in range(1, whole + 2)])
     result = expect_error(tools.read(path="long.pdf"))
     expect_number(result, whole + 1, "the PDF's page count", ws.root)
     expect_names_argument(result, manifest, "read", "pages")
+    if cap is None:
+        return
     builders.make_pdf(ws.file("short.pdf"), [f"page {n}" for n in range(1, whole + 1)])
     _, obs = observed(tools, path="short.pdf")
     assert list(obs.pages) == list(range(1, whole + 1))
@@ -150,8 +164,11 @@ def test_pdf_text_is_bounded(tools: ToolClient, ws: Workspace) -> None:
     builders.make_pdf(ws.file("dense.pdf"), pages)
     _, obs = observed(tools, path="dense.pdf", pages="1-6")
     assert obs.pages and obs.pages[0] == 1, "at least part of the first page is shown"
-    shown = sum(len(t.encode("utf-8")) for t in obs.page_texts)
-    assert shown <= budget, f"the page text is {shown} bytes, over read.pdf_max_bytes={budget}"
+    unit = cap.unit if cap is not None else "bytes"
+    shown = sum(len(t) if unit == "chars" else len(t.encode("utf-8")) for t in obs.page_texts)
+    assert shown <= budget, (
+        f"the page text is {shown} {unit}, over read.pdf_max_bytes = {budget} {unit}"
+    )
     assert obs.truncated and obs.next_offset == obs.pages[-1] + 1, (
         f"six pages of about {per_page} bytes each do not fit {budget}: the observation must be "
         f"truncated with next_offset = {obs.pages[-1] + 1}; saw {obs.raw!r:.300}"
@@ -178,10 +195,7 @@ def test_notebook_cells_and_outputs(tools: ToolClient, ws: Workspace) -> None:
     assert [m for m, _ in result.images] == ["image/png"], "the display_data PNG is an image block"
 
 
-@clause("READ-NB-01")
-def test_notebook_output_cap_is_the_declared_one(tools: ToolClient, ws: Workspace) -> None:
-    cap = limit_in_force(tools, "read.notebook_max_output_chars", 50)
-    most = int(cap.value) if cap is not None else 10_000
+def _notebook(*outputs: str) -> str:
     cell = {
         "cell_type": "code",
         "id": "only",
@@ -189,17 +203,25 @@ def test_notebook_output_cap_is_the_declared_one(tools: ToolClient, ws: Workspac
         "metadata": {},
         "source": ["print('a')"],
         "outputs": [
-            {"output_type": "stream", "name": "stdout", "text": ["a" * most]},
-            {"output_type": "stream", "name": "stdout", "text": ["b" * (most + 1)]},
+            {"output_type": "stream", "name": "stdout", "text": [text]} for text in outputs
         ],
     }
-    notebook = {
-        "cells": [cell],
-        "metadata": {},
-        "nbformat": 4,
-        "nbformat_minor": 5,
-    }
-    ws.put("n.ipynb", json.dumps(notebook))
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+@clause("READ-NB-01")
+def test_notebook_output_cap_is_the_declared_one(tools: ToolClient, ws: Workspace) -> None:
+    cap = limit_in_force(tools, "read.notebook_max_output_chars", 50)
+    if cap is None:
+        ws.put("n.ipynb", _notebook("small", "b" * CEILING_TEXT))
+        _, obs = observed(tools, path="n.ipynb")
+        (only,) = obs.cells
+        assert only.outputs == ("small",) and only.omitted_outputs == 1, (
+            "read.notebook_max_output_chars undeclared: a 1 MiB output must be left out"
+        )
+        return
+    most = int(cap.value)
+    ws.put("n.ipynb", _notebook("a" * most, "b" * (most + 1)))
     _, obs = observed(tools, path="n.ipynb")
     (only,) = obs.cells
     assert only.outputs == ("a" * most,), "an output of exactly the cap is shown"
