@@ -181,9 +181,11 @@ def number_line(number: int, text: str) -> str:
 class Page:
     """One page of a text file: which lines to show and what stopped it.
 
-    Caps (READ-CAP-01..03): at most ``read.max_lines`` lines (or ``limit``), at most
-    ``read.max_bytes`` of text (counted in the unit the manifest declares: UTF-8 bytes, or
-    characters), always at least one line; each line counted with its LF.
+    READ-CAP-01, READ-CAP-02, READ-CAP-03: at most ``read.max_lines`` lines (or ``limit``,
+    READ-PAGE-02), at most ``read.max_bytes`` of text (counted in the unit the manifest
+    declares: UTF-8 bytes, or characters), always at least one line, each counted with its
+    LF; the next page starts exactly after this one (READ-PAGE-01). Lines are shown exactly
+    as decoded (READ-TEXT-01).
     """
 
     def __init__(
@@ -250,7 +252,7 @@ class Page:
             "bom": encoding.has_bom,
         }
         details["observation"] = observation
-        if seen == 0:  # READ-EMPTY-02, READ-DEV-02
+        if seen == 0:  # READ-EMPTY-02, READ-DEV-02, READ-PRES-03 (a note, never blank)
             observation.update(start_line=1, total_lines=0)
             details.update(empty=True, has_more=False, total_lines=0)
             return text_result(
@@ -276,7 +278,8 @@ class Page:
         stopped_by: str | None,
         details: dict[str, Any],
     ) -> str:
-        """READ-TRUNC-01: the paging facts; READ-PRES-02: the cut announced with its offset."""
+        """READ-TRUNC-01: the paging facts; READ-PRES-01: every line in the text, in order;
+        READ-PRES-02: the cut announced with its offset; READ-GOLD-01: the exact layout."""
         observation = details["observation"]
         start, end = self.offset, self.offset + len(shown) - 1
         was_cut = set(cut_lines)

@@ -41,7 +41,8 @@ def _output_text(output: Any) -> tuple[str, list[tuple[str, bytes]]]:
 
 
 def read_notebook(path: str, limits: Limits) -> dict[str, Any]:
-    """READ-NB-01: cells with sources and outputs, within ``read.notebook_max_bytes``."""
+    """READ-NB-01: cells with sources and outputs, within ``read.notebook_max_bytes``; every
+    source and text output in the text, in order (READ-PRES-05)."""
     import nbformat
 
     try:

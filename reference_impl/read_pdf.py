@@ -57,7 +57,8 @@ def _prefix(text: str, budget: int, in_chars: bool) -> str:
 
 
 def read_pdf(path: str, pages: object, limits: Limits) -> dict[str, Any]:
-    """READ-PDF-04: the text of each page, within ``read.pdf_max_bytes`` (READ-PDF-05)."""
+    """READ-PDF-04: the text of each page, within ``read.pdf_max_bytes`` (READ-PDF-05); each
+    page's text under its own header (READ-PRES-04)."""
     from pypdf import PdfReader
     from pypdf.errors import PdfReadError
 
