@@ -111,7 +111,12 @@ class Alternative(ReferenceTools):
             fragment = getattr(module, "MANIFEST", {}).get(style)
             if fragment:
                 fragments.append(fragment)
-            setup.update(getattr(module, "SETUP", {}).get(style, {}))
+            for key, value in getattr(module, "SETUP", {}).get(style, {}).items():
+                # runs, ops and units are per tool: several tool modules may each add theirs
+                if isinstance(value, Mapping) and isinstance(setup.get(key), Mapping):
+                    setup[key] = {**setup[key], **value}
+                else:
+                    setup[key] = value
         self.fragments = fragments
         super().__init__(limits, **setup)
 
