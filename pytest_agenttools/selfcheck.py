@@ -93,6 +93,7 @@ def run_one(name: str, extra_args: Sequence[str] = (), timeout: float = 900) -> 
             f"--agenttools-impl={BROKEN_PACKAGE}.{name}:create",
             "--agenttools-report",
             report_path,
+            *getattr(module, "PYTEST_ARGS", ()),
             *extra_args,
         ]
         try:
