@@ -119,7 +119,8 @@ def _entry(where: str, values: Mapping[str, Any], label: str) -> Edit:
 
 
 def parse(arguments: Any) -> Request:
-    """Every argument checked in one pass, each error naming the argument (EDIT-ARG-02)."""
+    """Every argument checked in one pass (EDIT-ARG-02), each error naming the argument
+    (EDIT-PRES-02)."""
     args = check("edit", PARAMS, arguments)
     raw = paths.check_raw(args["file_path"], "file_path")
     if "edits" not in args:
@@ -155,8 +156,9 @@ class Document:
 
 
 def load(path: str, target: str, ops: EditOps) -> Document:
-    """Decode the file as it is: EDIT-BOM-01 (BOM kept apart), EDIT-ENC-01/03 (UTF-16LE kept),
-    EDIT-ENC-02 (legacy bytes as latin-1, so they round-trip), EDIT-BIN-01 (NUL: refused)."""
+    """Decode the file as it is: EDIT-BOM-01 (BOM kept apart), EDIT-ENC-01 and EDIT-ENC-03
+    (UTF-16LE kept), EDIT-ENC-02 (legacy bytes as latin-1, so they round-trip), EDIT-BIN-01
+    (NUL: refused)."""
     info = ops.inspect(target)
     try:
         data = ops.read_bytes(target)
@@ -203,7 +205,9 @@ def find_matches(
     view: LineEndingView, edit: Edit, fuzzy: list[FuzzyView], index: int | None, path: str
 ) -> tuple[list[Match], bool]:
     """Where one edit applies, in the LF view: EDIT-EXACT-01, EDIT-FUZZ-01/03/05, EDIT-UNIQ-02
-    and EDIT-FUZZ-06 (several matches without replace_all), EDIT-NOTFOUND-02."""
+    and EDIT-FUZZ-06 (several matches without replace_all: the error gives the count and start
+    lines, EDIT-PRES-03), EDIT-NOTFOUND-02 (the error names the file, EDIT-PRES-05, and says to
+    read it again, EDIT-PRES-06)."""
     old = to_lf(edit.old)  # EDIT-EOL-01: a CRLF old_string matches too
 
     def fuzzy_view() -> FuzzyView:  # built once per call, shared by its edits
@@ -272,7 +276,8 @@ def spans(
     for index, edit in enumerate(edits):
         matches, fuzzy = find(view, edit, fuzzy_cache, index if len(edits) > 1 else None, path)
         used_fuzzy = used_fuzzy or fuzzy
-        # EDIT-LIT-01, EDIT-RA-02: the replacement is text, never a pattern
+        # EDIT-LIT-01, EDIT-RA-02: the replacement is text, never a pattern; its line breaks
+        # take the file's first ending for every occurrence (EDIT-RA-03)
         replacement = to_lf(edit.new).replace("\n", doc.ending)
         for match in matches:  # EDIT-RA-01: every occurrence with replace_all
             start, end = view.to_original(match.start), view.to_original(match.end)
@@ -282,7 +287,8 @@ def spans(
 
 
 def check_overlaps(found: Sequence[Span], path: str) -> None:
-    """EDIT-MULTI-04: overlapping edits have no defined result; the call fails whole."""
+    """EDIT-MULTI-04: overlapping edits have no defined result; the call fails whole, and the
+    error names both edits (EDIT-PRES-04)."""
     for first, second in itertools.pairwise(found):
         if second.start < first.end:
             low, high = sorted((first.edit, second.edit))
@@ -296,7 +302,7 @@ def check_overlaps(found: Sequence[Span], path: str) -> None:
 
 def assemble(text: str, found: Sequence[Span]) -> str:
     """The text with every span replaced; bytes outside the spans are kept as they are
-    (EDIT-EXACT-01, EDIT-EOL-02, EDIT-FUZZ-02)."""
+    (EDIT-EXACT-01, EDIT-EOL-02, EDIT-FUZZ-02, EDIT-PROP-01)."""
     parts = []
     position = 0
     for span in found:
@@ -403,7 +409,7 @@ def _edit_locked(
     path: str, target: str, request: Request, ctx: CallContext, ops: EditOps, steps: Steps
 ) -> dict[str, Any]:
     kind = ops.kind(target)
-    if kind == "missing":  # EDIT-NF-02
+    if kind == "missing":  # EDIT-NF-02; the errors name the file (EDIT-PRES-05)
         hint = paths.similar_names(target)
         tail = f" Did you mean: {', '.join(hint)}?" if hint else " Check the path, or use write."
         raise ToolError("not_found", f"File not found: {path}.{tail}", missing="file")
@@ -438,7 +444,8 @@ def _edit_locked(
 def _result(
     path: str, doc: Document, result: Plan, stripped: bool, ctx: CallContext, diff: Differ
 ) -> dict[str, Any]:
-    """The answer: EDIT-OBS-01 (observation), EDIT-DETAILS-01 (patch), EDIT-PRES-01 (text)."""
+    """The answer: EDIT-OBS-01 (observation), EDIT-DETAILS-01 (patch), EDIT-PRES-01 (the text
+    names the file; its exact wording is EDIT-GOLD-01)."""
     details: dict[str, Any] = {
         "path": path,
         "replacements": result.replacements,
