@@ -159,7 +159,7 @@ def load(path: str, target: str, ops: EditOps) -> Document:
     """Decode the file as it is: EDIT-BOM-01 (BOM kept apart), EDIT-ENC-01 and EDIT-ENC-03
     (UTF-16LE kept), EDIT-ENC-02 (legacy bytes as latin-1, so they round-trip), EDIT-BIN-01
     (NUL: refused)."""
-    info = ops.inspect(target)
+    info = ops.inspect(path)  # the path as named: a link to /dev/stdin is refused, not followed
     try:
         data = ops.read_bytes(target)
     except PermissionError:
