@@ -13,9 +13,8 @@ CAUGHT_BY = {"EDIT-NOCHANGE-02"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
-    if not isinstance(arguments, dict) or arguments.get("old_string") != arguments.get(
-        "new_string"
-    ):
+    old = arguments.get("old_string") if isinstance(arguments, dict) else None
+    if not isinstance(old, str) or old == "" or old != arguments.get("new_string"):
         return edit.run(arguments, ctx)
     path = paths.expand(str(arguments.get("file_path")), ctx.cwd, ctx.env)
     with ctx.queue.hold(path) as target:
