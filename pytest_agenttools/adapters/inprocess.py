@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import threading
+import time
 from collections.abc import Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -23,6 +24,7 @@ from .base import (
     AdapterError,
     ProtocolError,
     call_params,
+    deadline_for,
     manifest_from_initialize,
     result_from_wire,
 )
@@ -54,16 +56,28 @@ def load_factory(spec: str) -> Any:
 
 
 class _Pending:
-    def __init__(self, future: Future[ToolResult], cancel: threading.Event) -> None:
+    def __init__(
+        self, future: Future[ToolResult], cancel: threading.Event, deadline: float, where: str
+    ) -> None:
         self._future = future
         self._cancel = cancel
+        self._deadline = deadline
+        self._due = time.monotonic() + deadline
+        self._where = where
 
     def result(self, timeout: float | None = None) -> ToolResult:
+        """The result; without ``timeout``, within the call's deadline (armed at submit)."""
+        if timeout is None:
+            shown, wait = self._deadline, max(0.0, self._due - time.monotonic())
+        else:
+            shown = wait = timeout
         try:
-            return self._future.result(timeout)
+            return self._future.result(wait)
         except FutureTimeout:
             self._cancel.set()
-            raise AdapterError(f"no result within {timeout} s (a cancel was sent)") from None
+            raise AdapterError(
+                f"{self._where}: no result within {shown:g} s (a cancel was sent)"
+            ) from None
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -73,6 +87,8 @@ class _Pending:
 
 
 class InProcessAdapter:
+    transport = "in-process"
+
     def __init__(
         self,
         spec: str,
@@ -118,8 +134,13 @@ class InProcessAdapter:
             )
         except Exception as exc:
             name = type(exc).__name__
-            if name == "UnknownToolError":
-                raise ProtocolError(f"{self.describe()}: {exc}", -32602) from exc
+            # a protocol fault of the call (unknown tool, malformed env) carries its JSON-RPC
+            # code, as the stdio server would answer it
+            code = getattr(exc, "jsonrpc_code", None)
+            if type(code) is int or name == "UnknownToolError":
+                raise ProtocolError(
+                    f"{self.describe()}: {exc}", code if type(code) is int else -32602
+                ) from exc
             raise AdapterError(
                 f"{self.describe()}: {call.describe()} raised {name}: {exc} "
                 "(a tool failure must be a result with isError=true, not an exception)"
@@ -129,7 +150,8 @@ class InProcessAdapter:
     def submit(self, call: ToolCall) -> _Pending:
         wire = call_params(call, self.describe())
         cancel = threading.Event()
-        return _Pending(self._pool.submit(self._run, call, wire, cancel), cancel)
+        future = self._pool.submit(self._run, call, wire, cancel)
+        return _Pending(future, cancel, deadline_for(call, self.call_timeout), self.describe())
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
         return self.submit(call).result(timeout)
