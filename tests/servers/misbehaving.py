@@ -113,10 +113,10 @@ def misbehave(ident: object) -> None:
         say("leaving orphans")
         os._exit(7)
     elif MODE == "huge-line":
-        block = "y" * (1 << 20)
+        text = "y" * (1 << 20)
         sys.stdout.write(json.dumps({"jsonrpc": "2.0", "id": ident})[:-1] + ', "result": "')
         for _ in range(100):
-            sys.stdout.write(block)
+            sys.stdout.write(text)
         sys.stdout.write('"}\n')
         sys.stdout.flush()
     else:
