@@ -170,7 +170,7 @@ class ConformanceReport:
                     "SHOULD": dict.fromkeys(VERDICTS, 0),
                 },
             )
-            if clause.tool not in tools and tools:
+            if clause.tool not in tools and tools and not clause.for_every_implementation:
                 entry.setdefault("undeclared_tools", [])
                 if clause.tool not in entry["undeclared_tools"]:
                     entry["undeclared_tools"].append(clause.tool)

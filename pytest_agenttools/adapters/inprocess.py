@@ -13,7 +13,7 @@ import importlib
 import threading
 import time
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
@@ -99,7 +99,6 @@ class InProcessAdapter:
         self._override = manifest_override
         self.call_timeout = call_timeout
         self._impl: Any = None
-        self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="agenttools-inproc")
 
     def describe(self) -> str:
         return f"in-process adapter {self.spec!r}"
@@ -150,7 +149,19 @@ class InProcessAdapter:
     def submit(self, call: ToolCall) -> _Pending:
         wire = call_params(call, self.describe())
         cancel = threading.Event()
-        future = self._pool.submit(self._run, call, wire, cancel)
+        future: Future[ToolResult] = Future()
+
+        def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(self._run(call, wire, cancel))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        # a daemon thread per call: a call that never returns (the implementation ignores its
+        # cancel) must not keep the test process from exiting, as a pool's worker would
+        threading.Thread(target=run, daemon=True, name="agenttools-inproc").start()
         return _Pending(future, cancel, deadline_for(call, self.call_timeout), self.describe())
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
@@ -180,7 +191,6 @@ class InProcessAdapter:
     def close(self) -> None:
         if self._impl is not None and hasattr(self._impl, "shutdown"):
             self._impl.shutdown()
-        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def from_settings(settings: Mapping[str, Any]) -> InProcessAdapter:

@@ -91,6 +91,10 @@ def resolve_program(program: str) -> str:
     return found or program
 
 
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
 def shown(raw: bytes) -> str:
     """The start of a bad line, readable in an error message."""
     text = raw[:SHOWN_BYTES].decode("utf-8", "replace")
@@ -323,7 +327,7 @@ class _Child:
             if not raw.strip():
                 continue
             try:
-                message = json.loads(raw.decode("utf-8"))
+                message = json.loads(raw.decode("utf-8"), parse_constant=_not_json)
                 if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
                     raise ValueError("not a JSON-RPC 2.0 object")
             except (UnicodeDecodeError, ValueError, RecursionError) as exc:
