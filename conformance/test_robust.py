@@ -21,13 +21,16 @@ from .robust_strategies import (
     ARGUMENTS,
     HUGE_NUMBERS,
     MEGABYTE,
+    NUL_AND_SURROGATES,
+    NUMBER_STRINGS,
     REQUIRED,
+    Budget,
     Ledger,
     Liveness,
     deep,
     hostile_call,
-    hostile_strings,
     judge_call,
+    megabyte_strings,
     seed_workspace,
     valid_arguments,
     wrong_types,
@@ -67,10 +70,12 @@ def run_all(
     *,
     check: Any = None,
 ) -> None:
+    budget = Budget(tools)
     liveness = Liveness(tools.adapter)
     for tool, arguments in cases:
         call = tools.make_call(tool, arguments)
-        judge_call(ledger, liveness, tools.adapter, call, check=check)
+        deadline = budget.deadline(tool)
+        judge_call(ledger, liveness, tools.adapter, call, deadline=deadline, check=check)
     still_serving(tools, ledger, liveness)
 
 
@@ -79,6 +84,7 @@ def test_wrong_types_missing_and_unknown_arguments(tools: Any, ws: Any, manifest
     seed_workspace(ws.root)
     ledger = Ledger()
     liveness = Liveness(tools.adapter)
+    budget = Budget(tools)
     for tool in declared(tools):
         base = tools.adapter.call(tools.make_call(tool, valid_arguments(tool)), 10.0)
         # the argument can only be named when nothing else is wrong with the call
@@ -93,7 +99,8 @@ def test_wrong_types_missing_and_unknown_arguments(tools: Any, ws: Any, manifest
                 cases.append(({**valid_arguments(tool), argument: value}, argument, False))
         for arguments, name, must_fail in cases:
             call = tools.make_call(tool, arguments)
-            result = judge_call(ledger, liveness, tools.adapter, call)
+            deadline = budget.deadline(tool)
+            result = judge_call(ledger, liveness, tools.adapter, call, deadline=deadline)
             if result is None:
                 continue
             where = call.describe()[:200]
@@ -122,7 +129,7 @@ def test_nul_and_lone_surrogates(tools: Any, ws: Any) -> None:
         for tool in declared(tools)
         for name, kinds in ARGUMENTS[tool].items()
         if "string" in kinds
-        for value in hostile_strings(tool, name)[:4]
+        for value in NUL_AND_SURROGATES
     ]
     run_all(tools, ledger, cases)
     # a path holding them writes nothing, not even under a name cut at the NUL; the valid
@@ -143,7 +150,7 @@ def test_huge_and_negative_numbers(tools: Any, ws: Any) -> None:
         for tool in declared(tools)
         for name, kinds in ARGUMENTS[tool].items()
         if {"integer", "number"} & set(kinds)
-        for number in HUGE_NUMBERS
+        for number in (*HUGE_NUMBERS, *NUMBER_STRINGS)
     ]
     run_all(tools, ledger, cases)
     ledger.assert_clean()
@@ -158,7 +165,7 @@ def test_megabyte_strings(tools: Any, ws: Any) -> None:
         for tool in declared(tools)
         for name, kinds in ARGUMENTS[tool].items()
         if "string" in kinds
-        for value in hostile_strings(tool, name)[4:]
+        for value in megabyte_strings(tool, name)
     ]
     assert cases and all(
         len(value) >= MEGABYTE // 2
@@ -188,13 +195,15 @@ def test_fuzzed_calls(tools: Any, ws: Any, record_property: Any) -> None:
     seed_workspace(ws.root)
     ledger = Ledger()
     liveness = Liveness(tools.adapter)
+    budget = Budget(tools)
     names = declared(tools)
 
     @settings(max_examples=examples(200))
     @given(case=hostile_call(names))
     def fuzz(case: tuple[str, Any]) -> None:
         tool, arguments = case
-        judge_call(ledger, liveness, tools.adapter, tools.make_call(tool, arguments))
+        call = tools.make_call(tool, arguments)
+        judge_call(ledger, liveness, tools.adapter, call, deadline=budget.deadline(tool))
         if ledger.calls % 50 == 0:
             still_serving(tools, ledger, liveness)
 

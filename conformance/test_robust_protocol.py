@@ -19,7 +19,14 @@ from pytest_agenttools.exception_text import find_exception_text
 from pytest_agenttools.markers import clause
 from pytest_agenttools.session import get_session
 
-from .robust_strategies import ANSWER_DEADLINE, Ledger, Liveness, hostile_line, seed_workspace
+from .robust_strategies import (
+    ANSWER_DEADLINE,
+    Budget,
+    Ledger,
+    Liveness,
+    hostile_line,
+    seed_workspace,
+)
 from .strategies import examples
 from .test_robust import still_serving
 
@@ -275,6 +282,7 @@ def test_fuzzed_lines(tools: Any, ws: Any, record_property: Any) -> None:
     seed_workspace(ws.root)
     ledger = Ledger()
     liveness = Liveness(tools.adapter)
+    deadline = Budget(tools).longest
 
     @settings(max_examples=examples(100))
     @given(case=hostile_line(str(ws.root)))
@@ -282,9 +290,9 @@ def test_fuzzed_lines(tools: Any, ws: Any, record_property: Any) -> None:
         data, expected, ident = case
         ledger.calls += 1
         shown = repr(data[:120])
-        answers = tools.adapter.send_raw(data, answers=expected, timeout=ANSWER_DEADLINE)
+        answers = tools.adapter.send_raw(data, answers=expected, timeout=deadline)
         if len(answers) < expected:
-            ledger.hangs.append(f"no answer within {ANSWER_DEADLINE:g} s <- {shown}")
+            ledger.hangs.append(f"no answer within {deadline:g} s <- {shown}")
         for answer in answers:
             ids = None if ident is None else (ident,)
             problem = answer_problem(answer, ids, PROTOCOL_CODES)

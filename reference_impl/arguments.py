@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +33,7 @@ MAX_NUMBER = 2**53 - 1
 #: NUL cannot be passed there and a lone surrogate cannot be encoded (ROBUST-ARGS-02)
 OS_STRINGS = frozenset({"path", "file_path", "pattern", "glob", "command"})
 PREVIEW_CHARS = 40
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True)
@@ -82,7 +84,7 @@ def preview(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, int):
         digits = len(str(value)) if abs(value) < 10**PREVIEW_CHARS else None
-        return str(value) if digits is not None else f"(a number of {_digits(value)} digits)"
+        return str(value) if digits is not None else f"a number of {_digits(value)} digits"
     if isinstance(value, float):
         if math.isnan(value):
             return "NaN"
@@ -101,9 +103,10 @@ def preview(value: Any) -> str:
 
 def described(value: Any) -> str:
     """Type and preview together: ``string "abc"``, ``number NaN``, ``an array of 3 items``."""
-    if value is None or isinstance(value, list | tuple | Mapping):
-        return preview(value)
-    return f"{json_type(value)} {preview(value)}"
+    shown = preview(value)
+    if value is None or isinstance(value, list | tuple | Mapping) or shown.startswith("a "):
+        return shown
+    return f"{json_type(value)} {shown}"
 
 
 def _digits(value: int) -> int:
@@ -137,7 +140,7 @@ def _check_number(tool: str, name: str, value: int | float) -> None:
     if abs(value) > MAX_NUMBER:
         raise ToolError(
             "invalid_argument",
-            f"{tool}: {name} is too large ({preview(value)}); numbers must lie between "
+            f"{tool}: {name} is too large: {preview(value)}; numbers must lie between "
             f"-{MAX_NUMBER} and {MAX_NUMBER}.",
         )
 
@@ -151,14 +154,14 @@ def _check_os_string(tool: str, name: str, value: str) -> None:
             f"{tool}: {name} contains a NUL character (at position {where}); a path, pattern "
             "or command cannot hold one. Remove it.",
         )
-    for position, char in enumerate(value):
-        if "\ud800" <= char <= "\udfff":
-            raise ToolError(
-                "invalid_argument",
-                f"{tool}: {name} contains a lone surrogate (U+{ord(char):04X} at position "
-                f"{position}), which is not a character and cannot be encoded. Send valid "
-                "Unicode.",
-            )
+    found = SURROGATE.search(value)
+    if found:
+        raise ToolError(
+            "invalid_argument",
+            f"{tool}: {name} contains a lone surrogate (U+{ord(found.group()):04X} at position "
+            f"{found.start()}), which is not a character and cannot be encoded. Send valid "
+            "Unicode.",
+        )
 
 
 def check_value(tool: str, param: Param, value: Any) -> Any:
