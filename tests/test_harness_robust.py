@@ -203,3 +203,18 @@ def test_unknown_id_while_raw_exchange_goes_to_the_caller(tmp_path: Path) -> Non
         assert adapter.pid == pid
     finally:
         adapter.close()
+
+
+def test_arguments_too_deep_for_json_are_a_clear_error(tmp_path: Path) -> None:
+    from pytest_agenttools.adapters.inprocess import InProcessAdapter
+
+    value: object = "x"
+    for _ in range(5000):
+        value = [value]
+    adapter = InProcessAdapter("pytest_agenttools.reference_impl:create")
+    adapter.start()
+    try:
+        with pytest.raises(AdapterError, match="nested too deeply"):
+            adapter.call(ToolCall("read", {"path": value}, str(tmp_path)), timeout=5)
+    finally:
+        adapter.close()
