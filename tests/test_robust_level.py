@@ -74,3 +74,32 @@ def test_stdio_clauses_are_not_run_in_process_with_the_reason(tmp_path: Path) ->
         "expected": 0,
         "not_run": 1,
     }
+
+
+FRAGILE = Path(__file__).parent / "servers" / "fragile_server.py"
+
+
+def test_protocol_clauses_catch_a_naive_server(tmp_path: Path) -> None:
+    """A loop that trusts every line fails the protocol clauses (they can fail)."""
+    import shlex
+    import sys
+
+    report = tmp_path / "report.json"
+    command = f"{shlex.quote(sys.executable)} {shlex.quote(str(FRAGILE))}"
+    run_agenttools(
+        "run",
+        "--tools",
+        "robust",
+        "--cmd",
+        command,
+        "--report-json",
+        str(report),
+        "--",
+        "-k",
+        "malformed_lines or request_ids or notifications",
+        cwd=tmp_path,
+        timeout=600,
+    )
+    clauses = json.loads(report.read_text())["clauses"]
+    for ident in ("ROBUST-LINE-01", "ROBUST-ID-01", "ROBUST-ID-02"):
+        assert clauses.get(ident) == "failed", (ident, clauses)
