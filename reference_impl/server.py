@@ -242,7 +242,8 @@ class Server:
         elif method == "call":
             self.start_call(ident, params)
         else:
-            extra = self.tools.method(method)
+            lookup = getattr(self.tools, "method", None)
+            extra = lookup(method) if lookup is not None else None
             if extra is None:
                 self.error(ident, NO_METHOD, f"unknown method {preview(method)}")
             else:
