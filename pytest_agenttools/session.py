@@ -127,6 +127,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     manifest = session.manifest
     if info is not None and not manifest.has_tool(info.tool):
         pytest.skip(f"{NOT_RUN}tool {info.tool} not declared by {manifest.name}")
+    # an adapter may be unable to run a declared tool safely (an MCP shell server with no way
+    # to run commands in the test's workspace): its clauses are not run, with the adapter's reason
+    unsafe = getattr(session.adapter, "not_run", {}).get(info.tool) if info is not None else None
+    if unsafe:
+        pytest.skip(f"{NOT_RUN}{unsafe}")
     for name in features:
         if not manifest.has_feature(name):
             pytest.skip(f"{NOT_RUN}optional feature {name} not declared by {manifest.name}")
