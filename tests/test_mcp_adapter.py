@@ -26,7 +26,6 @@ import pytest
 
 from pytest_agenttools.adapters.base import AdapterError, ProtocolError
 from pytest_agenttools.adapters.mcp import (
-    MARK,
     McpAdapter,
     TranslationConflict,
     convert_result,
@@ -181,8 +180,14 @@ def test_two_arguments_on_one_value_conflict() -> None:
             "makes read observations, not write",
         ),
         (
-            {"tools": {"bash": {"tool": "x", "result": {"observation": "json_fields",
-                                                        "fields": {"exit": "code"}}}}},
+            {
+                "tools": {
+                    "bash": {
+                        "tool": "x",
+                        "result": {"observation": "json_fields", "fields": {"exit": "code"}},
+                    }
+                }
+            },
             r"'exit' is not a bash observation key \(did you mean 'exit_code'\?\)",
         ),
         (
@@ -190,13 +195,22 @@ def test_two_arguments_on_one_value_conflict() -> None:
             "unknown transform 'secs_to_ms'",
         ),
         (
-            {"tools": {"read": {"tool": "x", "transforms": {"pages": {"name": "pages_to_range",
-                                                                      "start": "a"}}}}},
+            {
+                "tools": {
+                    "read": {
+                        "tool": "x",
+                        "transforms": {"pages": {"name": "pages_to_range", "start": "a"}},
+                    }
+                }
+            },
             r"needs \['count'\]",
         ),
         (
-            {"tools": {"read": {"tool": "x", "transforms": {"limit": {"name": "negate",
-                                                                      "by": 1}}}}},
+            {
+                "tools": {
+                    "read": {"tool": "x", "transforms": {"limit": {"name": "negate", "by": 1}}}
+                }
+            },
             r"unknown parameters \['by'\]",
         ),
         ({"tools": {"read": {"tool": "x", "result": {"strip": "("}}}}, "bad regular expression"),
@@ -707,10 +721,11 @@ def test_pages_spread_into_two_arguments() -> None:
 
 def test_replace_all_becomes_the_count_found_on_disk(tmp_path: Path) -> None:
     (tmp_path / "f.txt").write_text("x x x y")
-    edit = tool_mapping(
-        {"arguments": {"replace_all": "expected"}, "transforms": {"replace_all": "replace_all_to_count"}},
-        "edit",
-    )  # fmt: skip
+    table = {
+        "arguments": {"replace_all": "expected"},
+        "transforms": {"replace_all": "replace_all_to_count"},
+    }
+    edit = tool_mapping(table, "edit")
     args = {"file_path": "f.txt", "old_string": "x", "new_string": "z", "replace_all": True}
     assert edit.translate(args, str(tmp_path))["expected"] == 3
     assert edit.translate({**args, "replace_all": False}, str(tmp_path))["expected"] == 1
@@ -752,9 +767,10 @@ def test_text_lines_from_the_offset_sent_with_a_continuation() -> None:
     obs = result.observation
     assert obs.start_line == 3 and list(obs.lines) == ["three", "four"]
     assert obs.truncated and obs.next_offset == 5  # 0-based 4 is canonical line 5
-    plain = built("read", {"result": {"observation": "text_lines"}}, {"path": "a"}, answer("a\r\nb"))
+    lines = {"result": {"observation": "text_lines"}}
+    plain = built("read", lines, {"path": "a"}, answer("a\r\nb"))
     assert list(plain.observation.lines) == ["a\r", "b"] and not plain.observation.truncated
-    empty = built("read", {"result": {"observation": "text_lines"}}, {"path": "a"}, answer(""))
+    empty = built("read", lines, {"path": "a"}, answer(""))
     assert empty.observation.lines == ()
     # an error result of read carries no observation
     missing = built("read", table, {"path": "x"}, answer("ENOENT", error=True))
@@ -866,7 +882,7 @@ def test_configure_is_routed_to_the_servers_own_tool_and_replayed_after_a_restar
         adapter.close()
 
 
-SCRIPT = '''
+SCRIPT = """
 from pytest_agenttools.adapters.mcp_script import ServerError
 
 async def read(call, session):
@@ -890,7 +906,7 @@ async def glob(call, session):
 
 async def edit(call, session):
     raise KeyError("a bug in the script")
-'''
+"""
 
 
 def test_a_script_makes_several_calls_and_carries_values_between_them(tmp_path: Path) -> None:

@@ -37,8 +37,9 @@ except AttributeError:  # mcp 1.x
     McpError: Any = importlib.import_module("mcp.shared.exceptions").McpError
     ErrorData: Any = importlib.import_module("mcp.types").ErrorData
 
-    def MCPError(code: int, message: str) -> Any:  # noqa: N802 (the 2.x class name)
+    def MCPError(code: int, message: str) -> Any:
         return McpError(ErrorData(code=code, message=message))
+
 
 ABSENT = "<absent>"
 PNG = bytes.fromhex(
