@@ -38,6 +38,7 @@ from pytest_agenttools.adapters.mcp import (
 )
 from pytest_agenttools.adapters.mcp_results import finish, first_changed_line, prepare
 from pytest_agenttools.adapters.mcp_transforms import Context, Spread, parse_transform
+from pytest_agenttools.assertions import bash_obs, edit_obs, glob_obs, grep_obs, read_obs, write_obs
 from pytest_agenttools.contract import ContractViolation, ToolCall, ToolResult
 from pytest_agenttools.observations import parse_observation
 
@@ -382,7 +383,7 @@ def test_faults_before_the_server(echo: McpAdapter) -> None:
     assert info.value.code == -32602
     with pytest.raises(ProtocolError, match=r"arguments\.content holds a lone surrogate"):
         echo.call(call("edit", file_path="f", content="\ud800"))
-    raw = ToolCall(tool="read", arguments=["not", "an", "object"], cwd="/")  # type: ignore[arg-type]
+    raw = ToolCall(tool="read", arguments=["not", "an", "object"], cwd="/")
     with pytest.raises(ProtocolError, match="must be an object"):
         echo.call(raw)
     # none of that touched the server
@@ -399,7 +400,7 @@ def test_cancel_ends_the_call_with_an_aborted_result(echo: McpAdapter) -> None:
     assert pending.done()
     assert result.is_error and "cancelled" in result.text and result.details["cancelled"] is True
     # bash results always carry an observation: this one says the call was aborted
-    observation = parse_observation("bash", result.details["observation"])
+    observation = bash_obs(result)
     assert observation.aborted and not observation.running and observation.exit_code is None
     assert not echo.call(call("read", path="after-cancel")).is_error
 
@@ -764,14 +765,14 @@ def test_text_lines_from_the_offset_sent_with_a_continuation() -> None:
     }
     text = "File: a.txt\n   3\tthree\n   4\tfour\n[more: start_line=4]\n"
     result = built("read", table, {"path": "a.txt", "offset": 3, "limit": 2}, answer(text))
-    obs = result.observation
+    obs = read_obs(result)
     assert obs.start_line == 3 and list(obs.lines) == ["three", "four"]
     assert obs.truncated and obs.next_offset == 5  # 0-based 4 is canonical line 5
     lines = {"result": {"observation": "text_lines"}}
     plain = built("read", lines, {"path": "a"}, answer("a\r\nb"))
-    assert list(plain.observation.lines) == ["a\r", "b"] and not plain.observation.truncated
+    assert list(read_obs(plain).lines) == ["a\r", "b"] and not read_obs(plain).truncated
     empty = built("read", lines, {"path": "a"}, answer(""))
-    assert empty.observation.lines == ()
+    assert read_obs(empty).lines == ()
     # an error result of read carries no observation
     missing = built("read", table, {"path": "x"}, answer("ENOENT", error=True))
     assert missing.is_error and "observation" not in missing.details
@@ -795,50 +796,50 @@ def test_is_error_from_the_text_or_a_json_field() -> None:
     ok = json.dumps({"status": "done", "exit_code": 0, "stdout": "a\n", "stderr": "b\n"})
     result = built("bash", by_field, {"command": "x"}, answer(ok))
     assert not result.is_error
-    assert result.observation.output == "a\nb\n" and result.observation.timeout_s == 60
+    assert bash_obs(result).output == "a\nb\n" and bash_obs(result).timeout_s == 60
     failed = json.dumps({"status": "done", "exit_code": 2})
     assert built("bash", by_field, {"command": "x"}, answer(failed)).is_error
     late = built("bash", by_field, {"command": "x", "timeout": 5}, answer('{"status": "timeout"}'))
-    assert late.is_error and late.observation.timed_out and late.observation.timeout_s == 5
+    assert late.is_error and bash_obs(late).timed_out and bash_obs(late).timeout_s == 5
     structured = built("bash", by_field, {"command": "x"}, answer("?", structured={"exit_code": 0}))
-    assert structured.observation.exit_code == 0
+    assert bash_obs(structured).exit_code == 0
 
 
 def test_path_lines_for_glob_and_grep() -> None:
     table = {"result": {"observation": "path_lines", "empty": "No matches found"}}
     glob = built("glob", table, {"pattern": "*", "path": "src"}, answer("a.py\n/abs/b.py\n"))
-    assert list(glob.observation.paths) == ["/w/src/a.py", "/abs/b.py"]
+    assert list(glob_obs(glob).paths) == ["/w/src/a.py", "/abs/b.py"]
     none = built("glob", table, {"pattern": "*"}, answer("No matches found"))
-    assert none.observation.paths == ()
+    assert glob_obs(none).paths == ()
     files = built("grep", table, {"pattern": "x"}, answer("a.py\nb.py"))
-    assert files.observation.files == ("/w/a.py", "/w/b.py")
+    assert grep_obs(files).files == ("/w/a.py", "/w/b.py")
     content = built(
         "grep", table, {"pattern": "x", "output_mode": "content"}, answer("a.py:3:x = 1\na.py-4-y")
     )
-    assert [(x.path, x.line, x.text, x.match) for x in content.observation.lines] == [
+    assert [(x.path, x.line, x.text, x.match) for x in grep_obs(content).lines] == [
         ("/w/a.py", 3, "x = 1", True),
         ("/w/a.py", 4, "y", False),
     ]
     counts = built("grep", table, {"pattern": "x", "output_mode": "count"}, answer("a.py:2"))
-    assert [(c.path, c.count) for c in counts.observation.counts] == [("/w/a.py", 2)]
+    assert [(c.path, c.count) for c in grep_obs(counts).counts] == [("/w/a.py", 2)]
 
 
 def test_written_and_edited(tmp_path: Path) -> None:
     write = {"result": {"observation": "written"}}
     result = built("write", write, {"path": "n.txt", "content": "é\n"}, answer("ok"), str(tmp_path))
-    assert result.observation.bytes_written == 3 and result.observation.created
+    assert write_obs(result).bytes_written == 3 and write_obs(result).created
     (tmp_path / "old.txt").write_text("x")
     again = built("write", write, {"path": "old.txt", "content": ""}, answer("ok"), str(tmp_path))
-    assert not again.observation.created and again.observation.path == str(tmp_path / "old.txt")
+    assert not write_obs(again).created and write_obs(again).path == str(tmp_path / "old.txt")
     diff = "--- a\n+++ b\n@@ -4,3 +4,3 @@\n four\n-five\n+FIVE\n six\n"
     assert first_changed_line(diff) == 5 and first_changed_line("no diff") is None
     (tmp_path / "f.txt").write_text("x x x")
     edit = {"result": {"observation": "edited"}}
     args = {"file_path": "f.txt", "old_string": "x", "new_string": "y", "replace_all": True}
     edited = built("edit", edit, args, answer(diff), str(tmp_path))
-    assert edited.observation.replacements == 3 and edited.observation.first_changed_line == 5
+    assert edit_obs(edited).replacements == 3 and edit_obs(edited).first_changed_line == 5
     multi = {"file_path": "f.txt", "edits": [{"old_string": "a", "new_string": "b"}] * 2}
-    assert built("edit", edit, multi, answer("ok"), str(tmp_path)).observation.replacements == 2
+    assert edit_obs(built("edit", edit, multi, answer("ok"), str(tmp_path))).replacements == 2
 
 
 def test_json_rpc_errors_as_results_carry_a_nothing_ran_observation() -> None:
@@ -848,7 +849,7 @@ def test_json_rpc_errors_as_results_carry_a_nothing_ran_observation() -> None:
     call = ToolCall("bash", {"command": ""}, "/w")
     result = finish(mapping, call, {}, None, {}, (-32602, "command: too short")).with_call(call)
     assert result.is_error and result.text == "MCP error -32602: command: too short"
-    assert result.observation.exit_code is None and not result.observation.running
+    assert bash_obs(result).exit_code is None and not bash_obs(result).running
 
 
 # ---- configure routing, scripts, workspaces and HOME, against the echo server
@@ -923,12 +924,12 @@ def test_a_script_makes_several_calls_and_carries_values_between_them(tmp_path: 
         assert manifest.tools == {"read", "grep", "glob", "edit"}
         first = adapter.call(call("read", path="x"))
         assert first.text == "line one\nfrom x\n"
-        assert first.observation.lines == ("line one", "from x")
+        assert read_obs(first).lines == ("line one", "from x")
         assert adapter.call(call("read", path="y")).details["observation"]["calls"] == 2
         refused = adapter.call(call("grep", pattern="p"))
         assert refused.is_error and refused.text.startswith("refused: -32")
         listed = adapter.call(call("glob", pattern="a.txt\nb.txt"))
-        assert listed.observation.paths == ("/work/ws/a.txt", "/work/ws/b.txt")
+        assert glob_obs(listed).paths == ("/work/ws/a.txt", "/work/ws/b.txt")
         with pytest.raises(AdapterError, match=r"script .*my_mapping.py raised in edit: KeyError"):
             adapter.call(call("edit", file_path="f", old_string="a", new_string="b"))
     finally:
