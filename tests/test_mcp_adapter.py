@@ -768,9 +768,14 @@ def test_text_lines_from_the_offset_sent_with_a_continuation() -> None:
     obs = read_obs(result)
     assert obs.start_line == 3 and list(obs.lines) == ["three", "four"]
     assert obs.truncated and obs.next_offset == 5  # 0-based 4 is canonical line 5
-    lines = {"result": {"observation": "text_lines"}}
+    lines = {"result": {"observation": "text_lines", "complete_unless": ["limit"]}}
     plain = built("read", lines, {"path": "a"}, answer("a\r\nb"))
     assert list(read_obs(plain).lines) == ["a\r", "b"] and not read_obs(plain).truncated
+    assert read_obs(plain).total_lines == 2  # no limit was sent: the whole file was shown
+    assert (
+        read_obs(built("read", lines, {"path": "a", "limit": 2}, answer("a\nb"))).total_lines
+        is None
+    )
     empty = built("read", lines, {"path": "a"}, answer(""))
     assert read_obs(empty).lines == ()
     # an error result of read carries no observation

@@ -37,7 +37,7 @@ TOOL_KEYS = frozenset(
 )
 RESULT_KEYS = frozenset(
     {"observation", "fields", "strip", "line_prefix", "empty", "is_error", "continuation"}
-    | {"json_rpc_errors"}
+    | {"json_rpc_errors", "complete_unless"}
 )
 SERVER_KEYS = frozenset({"home", "directory"})
 CONFIGURE_KEYS = frozenset({"tool", "arguments", "transforms", "fixed"})
@@ -178,6 +178,9 @@ class ResultSpec:
     is_error: tuple[IsErrorRule, ...] = ()
     continuation: Continuation | None = None
     json_rpc_errors: str = "fault"
+    #: text_lines: MCP arguments that limit a read; when none was sent (and no continuation is
+    #: announced), the text is the whole file and total_lines is known
+    complete_unless: tuple[str, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -415,6 +418,11 @@ def _result(raw: Any, canonical: str, where: str) -> ResultSpec:
         if base not in (0, 1) or isinstance(base, bool):
             raise ValueError(f"{where}.continuation.base must be 0 or 1")
         continuation = Continuation(pattern, int(base))
+    complete = table.get("complete_unless")
+    if complete is not None:
+        if builder != "text_lines":
+            raise ValueError(f"{where}.complete_unless is only used by the text_lines builder")
+        complete = tuple(sorted(_strings(complete, f"{where}.complete_unless")))
     rpc = table.get("json_rpc_errors", "fault")
     if rpc not in ("fault", "result"):
         raise ValueError(f"{where}.json_rpc_errors must be 'fault' or 'result'")
@@ -429,6 +437,7 @@ def _result(raw: Any, canonical: str, where: str) -> ResultSpec:
         is_error=_is_error(table["is_error"], f"{where}.is_error") if "is_error" in table else (),
         continuation=continuation,
         json_rpc_errors=str(rpc),
+        complete_unless=complete,
     )
 
 

@@ -252,10 +252,17 @@ def text_lines(a: Answer) -> dict[str, Any]:
     if "offset" not in mapping.drop and isinstance(offset, int) and not isinstance(offset, bool):
         start = max(offset, 1)
     next_offset = _continuation(spec, result.text, 1)
+    whole = (
+        spec.complete_unless is not None
+        and next_offset is None
+        and start == 1
+        and not any(name in a.sent for name in spec.complete_unless)
+    )
     return {
         "kind": "text",
         "start_line": start,
         "lines": lines,
+        "total_lines": len(lines) if whole else None,
         "truncated": next_offset is not None,
         "truncated_by": "lines" if next_offset is not None else None,
         "next_offset": next_offset,
