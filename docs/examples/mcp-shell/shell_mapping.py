@@ -83,12 +83,13 @@ async def bash(call: ToolCall, session: McpSession) -> ToolResult:
         return refused(error)
     data = reply.json()
     status = data.get("status")
-    if status == "running":
+    if background:
+        # a task, even one that ended before the answer was written: task_output polls it
         return McpSession.result(
             reply.text,
             observation={
                 "background": True,
-                "running": True,
+                "running": status == "running",
                 "task_id": data.get("execution_id"),
                 "exit_code": None,
                 "output": "",
@@ -181,6 +182,6 @@ async def task_output(call: ToolCall, session: McpSession) -> ToolResult:
         "output": new,
         "truncated": False,
     }
-    failed = not running and (status != "completed" or exit_code != 0)
+    # how the task ended is in the observation; the poll itself succeeded
     text = "\n".join(r.text for r in replies)
-    return McpSession.result(text, is_error=failed, observation=observation)
+    return McpSession.result(text, observation=observation)
