@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from collections.abc import Iterator
@@ -585,63 +586,167 @@ def test_plugin_import_does_not_load_the_sdk() -> None:
     assert out.strip() == "[]"
 
 
-# ---- a real server from the npm registry, with its expectations (run in CI)
+# ---- real servers from the npm registry, with their expectations (run in CI)
+
+FS_ENTRY = (
+    EXAMPLE / "node_modules" / "@modelcontextprotocol" / "server-filesystem" / "dist" / "index.js"
+)
+SHELL = REPO / "docs" / "examples" / "mcp-shell"
+SHELL_ENTRY = SHELL / "node_modules" / "@mako10k" / "mcp-shell-server" / "dist" / "index.js"
+SHELL_PTY = SHELL / "node_modules" / "node-pty" / "build" / "Release" / "pty.node"
+SHELL_ENV = "env MCP_SHELL_ENHANCED_MODE=false MCP_SHELL_LLM_EVALUATION=false"
+
+
+def shell_command() -> str:
+    return f"{SHELL_ENV} MCP_SHELL_ALLOWED_WORKDIRS={{tmp}} node {SHELL_ENTRY}"
+
+
+def need_example(entry: Path, *built: Path, install: str) -> None:
+    if (
+        not entry.is_file()
+        or not all(p.is_file() for p in built)
+        or not shutil.which("node")
+        or importlib.util.find_spec("mcp") is None
+    ):
+        if REQUIRED:
+            pytest.fail(f"{entry.name} or the mcp SDK is missing: {install}")
+        pytest.skip(f"the example server is not installed ({install})")
+
+
+def run_strict(tmp_path: Path, command: str, example: Path) -> dict[str, Any]:
+    """The suite against an example server with its expectations, in strict mode."""
+    exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
+    proc = subprocess.run(
+        [
+            exe, "run", "--mcp", command,
+            "--mcp-mapping", str(example / "mapping.toml"),
+            "--expectations", str(example / "expectations.toml"),
+            "--strict", "--report-json", "report.json", "--", "-n", "2",
+        ],
+        cwd=tmp_path, capture_output=True, text=True, timeout=1500,
+    )  # fmt: skip
+    report: dict[str, Any] = json.loads((tmp_path / "report.json").read_text())
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    assert report["implementation"]["adapter"].startswith("MCP adapter `")
+    summary = report["summary"]
+    assert summary["failed"] == 0 and summary["error"] == 0 and summary["xpassed"] == 0
+    assert report["expectations"]["stale"] == [] and report["expectations"]["unmatched"] == []
+    entries = tomllib.loads((example / "expectations.toml").read_text())
+    for found in entries.get("xfail", []) + entries.get("skip", []):
+        assert len(found["reason"]) > 20, f"{found['id']}: say which server behaviour breaks it"
+    return report
 
 
 def test_server_filesystem_deviations_are_exactly_the_expected_ones(tmp_path: Path) -> None:
-    entry = (
-        EXAMPLE
-        / "node_modules"
-        / "@modelcontextprotocol"
-        / "server-filesystem"
-        / "dist"
-        / "index.js"
-    )
-    if not entry.is_file() or not shutil.which("node") or importlib.util.find_spec("mcp") is None:
-        if REQUIRED:
-            pytest.fail(
-                "server-filesystem or the mcp SDK is missing: run `npm ci --ignore-scripts` in "
-                "docs/examples/mcp-filesystem and install pytest-agenttools[mcp]"
-            )
-        pytest.skip("server-filesystem is not installed (npm ci in docs/examples/mcp-filesystem)")
-    exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
-    expectations = EXAMPLE / "expectations.toml"
-    proc = subprocess.run(
-        [
-            exe,
-            "run",
-            "--mcp",
-            f"node {entry} {{tmp}}",
-            "--mcp-mapping",
-            str(EXAMPLE / "mapping.toml"),
-            "--expectations",
-            str(expectations),
-            "--strict",
-            "--report-json",
-            "mcp.json",
-            "--",
-            "-n",
-            "2",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    report = json.loads((tmp_path / "mcp.json").read_text())
-    assert proc.returncode == 0, proc.stdout[-4000:]
+    need_example(FS_ENTRY, install="npm ci --ignore-scripts in docs/examples/mcp-filesystem")
+    report = run_strict(tmp_path, f"node {FS_ENTRY} {{tmp}}", EXAMPLE)
     assert report["implementation"]["name"] == "server-filesystem"
-    assert report["implementation"]["adapter"].startswith("MCP adapter `node ")
-    summary = report["summary"]
-    assert summary["failed"] == 0 and summary["error"] == 0 and summary["xpassed"] == 0
-    assert summary["passed"] >= 50, "read, write and edit must really run"
-    assert summary["xfailed"] >= 20, (
-        "the server's real deviations must show up as expected failures"
-    )
-    assert report["expectations"]["stale"] == [] and report["expectations"]["unmatched"] == []
-    entries = tomllib.loads(expectations.read_text())
-    for found in entries["xfail"] + entries["skip"]:
-        assert len(found["reason"]) > 20, f"{found['id']}: say which server behaviour breaks it"
+    assert report["summary"]["passed"] >= 30, "read, write and edit must really run"
+    assert report["summary"]["xfailed"] >= 20, "the server's real deviations show as expected"
+
+
+def test_mcp_shell_deviations_are_exactly_the_expected_ones(tmp_path: Path) -> None:
+    need_example(SHELL_ENTRY, SHELL_PTY, install=SHELL_INSTALL)
+    report = run_strict(tmp_path, shell_command(), SHELL)
+    assert report["implementation"]["name"] == "mcp-shell-server"
+    assert report["summary"]["passed"] >= 20, "bash and task_output must really run"
+    assert report["summary"]["xfailed"] >= 10, "the server's real deviations show as expected"
+
+
+SHELL_INSTALL = (
+    "cd docs/examples/mcp-shell && npm ci --ignore-scripts && npm rebuild node-pty --nodedir=/usr"
+)
+
+
+def test_the_shell_mapping_parses_and_runs_in_the_workspace() -> None:
+    mapping = load_mapping(SHELL / "mapping.toml")
+    assert mapping.scripted == {"bash", "task_output"}
+    assert mapping.server.home == "private" and mapping.server.directory == "private"
+
+
+def test_mcp_shell_deviations(tmp_path: Path) -> None:
+    """Every entry of docs/examples/mcp-shell/expectations.toml, shown by calling the server."""
+    need_example(SHELL_ENTRY, SHELL_PTY, install=SHELL_INSTALL)
+    ws = Path(tempfile.mkdtemp(dir=temp_root())).resolve()
+    adapter = McpAdapter(shell_command(), SHELL / "mapping.toml", call_timeout=60)
+    adapter.start()
+    started: list[int] = []
+
+    def bash(command: str, **arguments: Any) -> tuple[ToolResult, Any]:
+        result = adapter.call(call("bash", cwd=str(ws), command=command, **arguments))
+        return result, bash_obs(result)
+
+    def pids(name: str) -> list[int]:
+        found = [int(x) for x in (ws / name).read_text().split()]
+        started.extend(found)
+        return found
+
+    try:
+        # arguments: a blank command runs; a missing directory is not named
+        result, obs = bash("   ")
+        assert not result.is_error and obs.exit_code == 0
+        gone = adapter.call(call("bash", cwd=str(ws / "gone"), command="true"))
+        assert gone.is_error and "spawn /bin/bash ENOENT" in gone.text
+        assert str(ws / "gone") not in gone.text
+        # a signal death is a success with exit code 0
+        result, obs = bash("echo before; kill -TERM $$")
+        assert not result.is_error and obs.exit_code == 0 and obs.signal is None
+        assert '"status": "completed"' in result.text
+        # a timeout is reported as completed with exit code 0
+        result, obs = bash("echo before; sleep 30", timeout=1)
+        assert not result.is_error and not obs.timed_out and obs.exit_code == 0
+        # the server's process group; separate streams
+        result, obs = bash("ps -o pgid= -p $$; ps -o pgid= -p $PPID")
+        shell_group, server_group = obs.output.split()
+        assert shell_group == server_group
+        result, obs = bash("echo o1; echo e1 >&2; echo o2")
+        assert obs.output == "o1\no2\ne1\n"
+        # on timeout only bash is signalled: its child and a TERM-ignoring shell survive
+        bash("sleep 60 & echo $! > child; wait", timeout=1)
+        assert all(psutil_alive(pid) for pid in pids("child"))
+        bash("trap '' TERM; echo $$ > stubborn; while :; do sleep 0.1; done", timeout=1)
+        time.sleep(6)  # the server's SIGKILL follow-up would have come after 5 s
+        assert all(psutil_alive(pid) for pid in pids("stubborn"))
+        # a leftover holding stdout keeps the call waiting until its timeout
+        begun = time.monotonic()
+        result, obs = bash("sleep 60 & echo $! > holder; echo done", timeout=2)
+        assert time.monotonic() - begun >= 2 and '"status": "timeout"' in result.text
+        pids("holder")
+        # cancel is ignored: the command runs on
+        pending = adapter.submit(call("bash", cwd=str(ws), command="echo $$ > cancelled; sleep 30"))
+        time.sleep(1)
+        pending.cancel()
+        assert bash_obs(pending.result(10)).aborted
+        time.sleep(1)
+        assert all(psutil_alive(pid) for pid in pids("cancelled"))
+        # a UTF-8 character split across two writes is garbled
+        result, obs = bash("printf '\\xe4\\xb8'; sleep 0.3; printf '\\xad\\n'")
+        assert "\ufffd" in obs.output and "\u4e2d" not in obs.output
+        # stdout is cut to 1,000 characters, silently, and the end is never shown
+        result, obs = bash("seq 1 3000")
+        answer = json.loads(result.text)
+        assert len(answer["stdout"]) == 1000 and answer["output_truncated"] is False
+        assert "3000" not in answer["stdout"] and obs.full_output_path is None
+        # the output is shown JSON-escaped inside the answer
+        result, obs = bash("printf 'alpha 1\\nbeta 2'")
+        assert obs.output == "alpha 1\nbeta 2" and "alpha 1\nbeta 2" not in result.text
+        assert "alpha 1\\nbeta 2" in result.text
+        # a background task shows no output until it ends
+        result, obs = bash("echo one; sleep 2", run_in_background=True)
+        assert obs.background and obs.task_id
+        time.sleep(0.5)
+        running = adapter.call(call("task_output", cwd=str(ws), task_id=obs.task_id, block=False))
+        assert bash_obs(running).running and bash_obs(running).output == ""
+        done = adapter.call(call("task_output", cwd=str(ws), task_id=obs.task_id))
+        assert not bash_obs(done).running and bash_obs(done).output == "one\n"
+    finally:
+        import psutil
+
+        for pid in started:  # what this test's commands left running
+            with contextlib.suppress(psutil.Error):
+                psutil.Process(pid).kill()
+        adapter.close()
+        shutil.rmtree(ws, ignore_errors=True)
 
 
 # ---- mapping features: placeholders, defaults, transforms, env (no SDK needed)
