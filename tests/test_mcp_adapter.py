@@ -1215,3 +1215,19 @@ def test_no_server_outlives_a_session_whose_last_test_timed_out(
             if str(pidfile) in " ".join(proc.info["cmdline"] or []):
                 leftovers.append(proc.pid)
     assert leftovers == []
+
+
+def test_the_mapping_examples_in_the_docs_are_valid() -> None:
+    text = (REPO / "docs" / "mcp-adapter.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```toml\n")[1:]]
+    full = next(b for b in blocks if "[tools.read.result]" in b)
+    data = tomllib.loads(full.replace('script = "my_mapping.py"', ""))
+    mapping = parse_mapping(data)
+    read = mapping.tools["read"]
+    assert read.result.observation == "text_lines" and read.result.json_rpc_errors == "result"
+    assert mapping.configure is not None and mapping.manifest["settings"] == ["read.max_lines"]
+    snippet = next(b for b in blocks if b.startswith("[tools.bash.result]"))
+    bash = parse_mapping(
+        {"tools": {"bash": {"tool": "run", **tomllib.loads(snippet)["tools"]["bash"]}}}
+    )
+    assert bash.tools["bash"].result.observation == "json_fields"
