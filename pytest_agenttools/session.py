@@ -137,6 +137,11 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
                 f"{NOT_RUN}judges what only the {' or '.join(clause.transports)} transport "
                 f"carries; {adapter.describe()} speaks {transport or 'another transport'}"
             )
+    # an adapter may be unable to run a declared tool safely (an MCP shell server with no way
+    # to run commands in the test's workspace): its clauses are not run, with the adapter's reason
+    unsafe = getattr(session.adapter, "not_run", {}).get(clause.tool) if clause else None
+    if unsafe:
+        pytest.skip(f"{NOT_RUN}{unsafe}")
     for name in features:
         if not manifest.has_feature(name):
             pytest.skip(f"{NOT_RUN}optional feature {name} not declared by {manifest.name}")
