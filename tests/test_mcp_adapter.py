@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -25,7 +26,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agenttools.adapters.base import AdapterError, ProtocolError
+from pytest_agenttools.adapters.base import AdapterError, ProtocolError, TransportLimit
 from pytest_agenttools.adapters.mcp import (
     McpAdapter,
     TranslationConflict,
@@ -385,10 +386,37 @@ def test_faults_before_the_server(echo: McpAdapter) -> None:
     with pytest.raises(ProtocolError, match=r"arguments\.content holds a lone surrogate"):
         echo.call(call("edit", file_path="f", content="\ud800"))
     raw = ToolCall(tool="read", arguments=["not", "an", "object"], cwd="/")
-    with pytest.raises(ProtocolError, match="must be an object"):
+    with pytest.raises(TransportLimit, match="carries arguments as an object only"):
         echo.call(raw)
+    with pytest.raises(TransportLimit, match="nest 251 levels deep") as limit:
+        echo.call(call("read", path=nested(250)))
+    assert limit.value.code == -32602
+    # a translation that nests deeper than the canonical arguments is measured as sent
+    with pytest.raises(TransportLimit, match="nest 199 levels deep"):
+        echo.call(call("edit", file_path="f", old_string=nested(196), new_string="b"))
     # none of that touched the server
     assert not echo.call(call("read", path="still-alive")).is_error
+    assert echo.call(call("read", path=nested(190))).details["received"]["path"] == nested(190)
+
+
+def nested(depth: int) -> Any:
+    value: Any = "x"
+    for _ in range(depth):
+        value = [value]
+    return value
+
+
+def test_calls_are_normalised_as_on_the_wire(echo: McpAdapter) -> None:
+    """As in every adapter, a call goes through JSON before anything else: a tuple is a list
+    (so ``items`` renames reach its items), and NaN or an infinity is refused by the kit before
+    anything is sent, with the AdapterError every adapter raises (the SDK would send null)."""
+    edits = ({"old_string": "x", "new_string": "y"},)
+    result = echo.call(call("edit", file_path="f.txt", edits=edits))
+    assert result.details["received"]["edits"] == [{"oldText": "x", "newText": "y"}]
+    for bad in (math.nan, math.inf, -math.inf):
+        with pytest.raises(AdapterError, match=r"cannot send .* is not valid JSON") as info:
+            echo.call(call("read", path="a.txt", limit=[1, bad]))
+        assert not isinstance(info.value, ProtocolError), "the kit refuses, not the server"
 
 
 def test_cancel_ends_the_call_with_an_aborted_result(echo: McpAdapter) -> None:

@@ -42,6 +42,15 @@ class ProtocolError(AdapterError):
         self.code = code
 
 
+class TransportLimit(ProtocolError):
+    """The call holds a value this adapter's transport cannot carry; refused before anything
+    is sent (-32602). Not the implementation's answer: the same call in process or over stdio
+    is answered by the implementation."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, -32602)
+
+
 @runtime_checkable
 class PendingCall(Protocol):
     """A call in flight: wait for its result, or cancel it."""

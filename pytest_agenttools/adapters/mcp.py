@@ -40,9 +40,16 @@ from typing import Any, TextIO, cast
 
 import pluggy
 
-from ..contract import ContractViolation, Manifest, ToolCall, ToolResult
+from ..contract import ContractViolation, Manifest, ToolCall, ToolResult, wire_value
 from ..observations import ALWAYS_OBSERVED
-from .base import AdapterError, ProtocolError, deadline_for
+from .base import (
+    AdapterError,
+    ProtocolError,
+    TransportLimit,
+    call_params,
+    deadline_for,
+    result_from_wire,
+)
 from .mcp_mapping import (
     CWD_PLACEHOLDER,
     TMP_PLACEHOLDER,
@@ -69,14 +76,19 @@ __all__ = [
 ]
 
 INITIALIZE_TIMEOUT = 30.0
+#: the deepest ``tools/call`` arguments the SDK carries: its JSON reader (client and server)
+#: stops at 200 levels, and the arguments sit two levels down in the request
+MAX_ARGUMENT_DEPTH = 198
 SHUTDOWN_TIMEOUT = 10.0
 #: how long ``close`` waits for every server to be shut down and reaped
 CLOSE_TIMEOUT = 2 * SHUTDOWN_TIMEOUT + 10
 STDERR_BYTES = 4000
 #: per-workspace servers kept alive at once (the oldest is stopped when a new one starts)
 MAX_WORKSPACE_SERVERS = 4
-#: the environment variable that marks a server and everything it starts
-MARK = "AGENTTOOLS_MCP_SERVER"
+#: the environment variable that marks a server and everything it starts; outside the
+#: ``AGENTTOOLS_*`` namespace, which an implementation removes from its commands (BASH-ENV-01),
+#: so that a command's processes keep the mark too
+MARK = "PYTEST_AGENTTOOLS_MCP_SERVER"
 hookimpl = pluggy.HookimplMarker("pytest")
 CONNECTION_CLOSED = -32000  # the SDK's code for "the connection to the server closed"
 
@@ -119,6 +131,24 @@ def unencodable(value: Any, where: str = "arguments") -> str | None:
             if found:
                 return found
     return None
+
+
+def nesting_depth(value: Any) -> int:
+    """How deep ``value`` nests as JSON (a scalar 0, ``[]`` or ``{}`` 1, ``[[1]]`` 2); without
+    recursion, so any depth is measured."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 0)]
+    while stack:
+        node, depth = stack.pop()
+        if isinstance(node, Mapping):
+            children: Any = node.values()
+        elif isinstance(node, list | tuple):
+            children = node
+        else:
+            continue
+        deepest = max(deepest, depth + 1)
+        stack.extend((child, depth + 1) for child in children)
+    return deepest
 
 
 def _unwrap(exc: BaseException) -> BaseException:
@@ -323,7 +353,8 @@ class _Pending:
             ) from exc
         except Exception as exc:
             raise self._adapter.fault(exc, self._server, self._call, target) from exc
-        return result.with_call(self._call)
+        # through JSON as in every adapter: the same answer gives the same result
+        return result_from_wire(result.to_wire(), self._call, self._adapter.describe())
 
     def cancel(self) -> None:
         if not self._future.done():
@@ -351,6 +382,8 @@ def _absolute_args(argv: list[str]) -> list[str]:
 
 class McpAdapter:
     """The MCP client adapter: ``--agenttools-mcp COMMAND --agenttools-mcp-mapping FILE``."""
+
+    transport = "mcp"
 
     def __init__(
         self,
@@ -616,6 +649,7 @@ class McpAdapter:
         """Route settings to the server's configuration tool (``[configure]`` or the script)."""
         if self.mapping.configure is None and "configure" not in self.mapping.scripted:
             return {}
+        settings = wire_value(dict(settings), what="configure settings")
         self._ensure_loop()
         with self._lock:
             servers = [s for s in self._servers.values() if s.alive]
@@ -673,17 +707,27 @@ class McpAdapter:
         if call.tool not in self.mapping.scripted:
             self._table(call)
         if not isinstance(call.arguments, Mapping):
-            raise ProtocolError(
-                f"{self.describe()}: {call.tool} arguments must be an object to be translated, "
-                f"got {type(call.arguments).__name__}",
-                -32602,
+            raise TransportLimit(
+                f"{self.describe()}: {call.describe()} cannot be sent: its arguments are "
+                f"{type(call.arguments).__name__}, and MCP's tools/call carries arguments as an "
+                "object only"
             )
         bad = unencodable(call.arguments)
         if bad:
-            raise ProtocolError(
+            raise TransportLimit(
                 f"{self.describe()}: {call.describe()} cannot be sent: {bad} holds a lone "
-                "surrogate, which the MCP stdio transport (strict UTF-8 JSON) cannot carry",
-                -32602,
+                "surrogate, which the MCP stdio transport (strict UTF-8 JSON) cannot carry"
+            )
+        self._check_depth(call, call.arguments)
+
+    def _check_depth(self, call: ToolCall, arguments: Any) -> None:
+        depth = nesting_depth(arguments)
+        if depth > MAX_ARGUMENT_DEPTH:
+            raise TransportLimit(
+                f"{self.describe()}: {call.describe()} cannot be sent: its arguments nest "
+                f"{depth} levels deep, and the MCP SDK's JSON reader stops at 200 levels in a "
+                f"message (arguments at most {MAX_ARGUMENT_DEPTH}): a server built on it would "
+                "never see the request"
             )
 
     def _session(self, server: _Server) -> McpSession:
@@ -741,12 +785,18 @@ class McpAdapter:
         return finish(mapping, call, arguments, raw, before)
 
     def submit(self, call: ToolCall) -> _Pending:
-        self._check(call)
-        if call.tool not in self.mapping.scripted:
-            self.translate(call)  # a conflict is refused before a server is started
-        server = self._server_for(call)
+        # The call as the wire carries it, as in every adapter (tuples become lists, NaN and
+        # infinities are refused here, before anything is sent): the mapping, the script and
+        # the server see the same values an implementation sees in process or over stdio.
+        wire = call_params(call, self.describe())
+        normal = ToolCall(wire["tool"], wire["arguments"], wire["cwd"], wire.get("env"))
+        self._check(normal)
+        if normal.tool not in self.mapping.scripted:
+            # a conflict, or a translation nested too deep, is refused before a server starts
+            self._check_depth(normal, self.translate(normal)[1])
+        server = self._server_for(normal)
         assert self._loop is not None
-        future = asyncio.run_coroutine_threadsafe(self._serve(call, server), self._loop)
+        future = asyncio.run_coroutine_threadsafe(self._serve(normal, server), self._loop)
         return _Pending(self, server, future, call)
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
