@@ -457,6 +457,23 @@ def test_a_silent_call_times_out_and_the_server_is_restarted() -> None:
         adapter.close()
 
 
+def test_the_deadline_is_armed_at_submit() -> None:
+    """As in the other adapters: a result() asked for late waits only what is left of the
+    call's deadline, not a whole new one."""
+    need_sdk()
+    adapter = McpAdapter(echo_command(), ECHO_MAPPING, call_timeout=3)
+    adapter.start()
+    try:
+        pending = adapter.submit(call("bash", command=30))
+        time.sleep(2)
+        started = time.monotonic()
+        with pytest.raises(AdapterError, match="within 3 s"):
+            pending.result()
+        assert time.monotonic() - started < 2.5, "it waited a whole deadline again"
+    finally:
+        adapter.close()
+
+
 def test_a_dead_server_fails_its_call_and_the_next_call_restarts_it() -> None:
     need_sdk()
     adapter = McpAdapter(echo_command(), ECHO_MAPPING, call_timeout=20)

@@ -329,12 +329,19 @@ class _Pending:
         self._server = server
         self._future = future
         self._call = call
+        self._deadline = adapter.deadline_for(call)
+        self._due = time.monotonic() + self._deadline
 
     def result(self, timeout: float | None = None) -> ToolResult:
-        deadline = timeout if timeout is not None else self._adapter.deadline_for(self._call)
+        """The result; without ``timeout``, within the call's deadline (armed at submit, as in
+        the other adapters)."""
+        if timeout is None:
+            deadline, wait = self._deadline, max(0.0, self._due - time.monotonic())
+        else:
+            deadline = wait = timeout
         target = self._adapter.target(self._call.tool)
         try:
-            result = self._future.result(deadline)
+            result = self._future.result(wait)
         except FutureCancelled:
             return self._adapter.aborted(self._call)
         except FutureTimeout:
