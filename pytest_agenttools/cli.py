@@ -2,7 +2,7 @@
 
 ``agenttools run`` runs the shipped suite against an implementation (the bundled reference,
 in-process, by default) and prints a per-clause summary; ``serve`` serves the reference over
-stdio; ``clauses`` lists the spec.
+stdio (``--mcp``: as an MCP tool server); ``clauses`` lists the spec.
 """
 
 from __future__ import annotations
@@ -149,8 +149,11 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
 
 
 def _serve(ns: argparse.Namespace) -> int:
-    from .reference_impl.server import serve
-
+    if ns.root is not None and not ns.mcp:
+        raise SystemExit(
+            "agenttools serve: --root is for --mcp (MCP has no working directory); over stdio "
+            "every call carries its own cwd"
+        )
     tools = None
     if ns.impl:
         from .adapters.base import AdapterError
@@ -160,6 +163,12 @@ def _serve(ns: argparse.Namespace) -> int:
             tools = load_factory(ns.impl)()
         except AdapterError as exc:
             raise SystemExit(f"agenttools serve: {exc}") from None
+    if ns.mcp:
+        from .reference_impl.mcp_server import serve_mcp
+
+        return serve_mcp(tools, root=ns.root)
+    from .reference_impl.server import serve
+
     return serve(tools=tools, exit_process=True, max_line_bytes=ns.max_line_bytes)
 
 
@@ -290,10 +299,24 @@ def build_parser() -> argparse.ArgumentParser:
         "-v", "--verbose", action="store_true", help="list passing clauses too, one line each"
     )
     serve = commands.add_parser(
-        "serve", help="serve the reference (or any in-process implementation) over stdio"
+        "serve",
+        help="serve the reference (or any in-process implementation) over stdio, or as an MCP "
+        "tool server (--mcp)",
     )
     serve.add_argument(
         "--impl", help="serve this in-process factory 'package.module:factory' instead"
+    )
+    serve.add_argument(
+        "--mcp",
+        action="store_true",
+        help="speak MCP (the `mcp` extra) instead of the agenttools protocol: the seven tools "
+        "under their canonical names (docs/mcp-adapter.md, The reference over MCP)",
+    )
+    serve.add_argument(
+        "--root",
+        metavar="DIR",
+        help="with --mcp: the directory relative paths resolve against and commands run in "
+        "(default: where the server starts); the kit starts one per workspace: --root {cwd}",
     )
     serve.add_argument(
         "--max-line-bytes",

@@ -44,7 +44,9 @@ CONFIGURE_KEYS = frozenset({"tool", "arguments", "transforms", "fixed"})
 IS_ERROR_KEYS = frozenset({"text", "field", "in", "not_in"})
 CONTINUATION_KEYS = frozenset({"pattern", "base"})
 #: the observation builders a ``result.observation`` may name (mcp_results.BUILDERS)
-BUILDER_NAMES = ("text_lines", "written", "edited", "path_lines", "json_fields", "none")
+BUILDER_NAMES = (
+    "text_lines", "written", "edited", "path_lines", "json_fields", "structured", "none"
+)  # fmt: skip
 #: what each builder is for (a builder names the tool whose shape it makes)
 BUILDER_TOOLS: Mapping[str, frozenset[str]] = {
     "text_lines": frozenset({"read"}),
@@ -52,6 +54,7 @@ BUILDER_TOOLS: Mapping[str, frozenset[str]] = {
     "edited": frozenset({"edit"}),
     "path_lines": frozenset({"grep", "glob"}),
     "json_fields": frozenset(TOOLS),
+    "structured": frozenset(TOOLS),
     "none": frozenset(TOOLS),
 }
 _SEGMENT = re.compile(r"^(?P<name>[^.\[\]]+)(?P<indexes>(?:\[\d+\])*)$")

@@ -11,6 +11,8 @@ continuation offset, stripped headers) and runs the named builder:
 - ``edited`` (edit): the path, the number of replacements, the first changed line of a diff;
 - ``path_lines`` (grep, glob): one path per line (grep content: ``path:line:text``);
 - ``json_fields`` (any tool): a JSON answer's fields mapped onto observation keys;
+- ``structured`` (any tool): the observation the server put in ``structuredContent``
+  (``agenttools serve --mcp`` carries a result's whole ``details`` there);
 - ``none``: no observation (clauses that judge one then fail, saying so).
 
 A builder never reads the workspace after the call to learn what happened: what the server did
@@ -418,12 +420,23 @@ def json_fields(a: Answer) -> dict[str, Any]:
     return {key: _field(rule, data, sent) for key, rule in mapping.result.fields.items()}
 
 
+def structured(a: Answer) -> Any:
+    """Any tool: ``structuredContent.observation`` as the server gave it (None when absent).
+
+    For a server that carries the implementation's own ``details`` in ``structuredContent``
+    (``agenttools serve --mcp``): nothing is built, so the observation is the server's own.
+    """
+    data = (a.raw or {}).get("structuredContent")
+    return data.get("observation") if isinstance(data, Mapping) else None
+
+
 BUILDERS = {
     "text_lines": text_lines,
     "written": written,
     "edited": edited,
     "path_lines": path_lines,
     "json_fields": json_fields,
+    "structured": structured,
 }
 
 
@@ -458,8 +471,12 @@ def finish(
     details = dict(result.details)
     if builder is None or not observed:
         pass  # no builder named: the mapping gives no observation, and the clauses say so
-    elif rpc_error is not None and spec.observation != "json_fields":
+    elif rpc_error is not None and spec.observation not in ("json_fields", "structured"):
         details["observation"] = nothing_ran(call.tool)
     else:
-        details["observation"] = builder(Answer(mapping, call, sent, result, raw, before))
+        observation = builder(Answer(mapping, call, sent, result, raw, before))
+        if rpc_error is not None and observation is None:
+            observation = nothing_ran(call.tool)
+        if observation is not None:
+            details["observation"] = observation
     return ToolResult(result.content, result.is_error, details)
