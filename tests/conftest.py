@@ -11,9 +11,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from pytest_agenttools.adapters.inprocess import InProcessAdapter
 from pytest_agenttools.adapters.stdio import StdioAdapter
+
+# ``--hypothesis-profile dev`` or ``fuzz`` scales the kit's own properties (hypothesis' default
+# profile runs 100 examples; a property that sets its own count scales it by the same factor)
+settings.register_profile("dev", max_examples=400, deadline=None)
+settings.register_profile("fuzz", max_examples=5000, deadline=None)
 
 # The console script, found beside this interpreter: `python -m` from the repository root would
 # import the source tree, which lacks the mapped subpackages, instead of the installed kit.
