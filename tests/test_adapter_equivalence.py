@@ -156,6 +156,10 @@ def value_for(tool: str, name: str) -> st.SearchStrategy[Any]:
     if name in ("command", "timeout"):
         # nothing generated runs as a command or races a command's timeout
         generic = st.none() | st.booleans() | st.sampled_from([[], {}, 3, ["echo"]])
+    elif name in ("path", "file_path") or (tool == "glob" and name == "pattern"):
+        # a generated string could name any place on disk ("/", "../../x"): only the plausible
+        # paths above are strings, so no call writes or walks outside its workspace
+        generic = generic.filter(lambda value: not isinstance(value, str))
     return st.one_of(plausible.get(name, st.booleans() | INTS | STRINGS), generic)
 
 
@@ -267,9 +271,11 @@ def task_ids(details: Any) -> list[str]:
 
 
 def disk(root: Path) -> tuple[tuple[str, bytes | str], ...]:
+    """Every entry below ``root``, and beside it (as ``../name``: a path that escaped)."""
     entries: list[tuple[str, bytes | str]] = []
-    for path in sorted(root.rglob("*")):
-        name = str(path.relative_to(root))
+    beside = [p for p in root.parent.iterdir() if p != root]
+    for path in sorted([*root.rglob("*"), *beside]):
+        name = os.path.relpath(path, root)
         if path.is_symlink():
             entries.append((name, f"-> {os.readlink(path)}"))
         elif path.is_dir():
@@ -288,7 +294,10 @@ class Side:
         self.root = root
 
     def seed(self) -> None:
-        for child in self.root.iterdir():
+        for child in [
+            *self.root.iterdir(),
+            *(p for p in self.root.parent.iterdir() if p != self.root),
+        ]:
             if child.is_dir() and not child.is_symlink():
                 shutil.rmtree(child)
             else:
