@@ -255,9 +255,7 @@ def test_the_suite_passes_over_mcp_but_for_the_expected(tmp_path: Path) -> None:
     entries = tomllib.loads((EXAMPLE / "expectations.toml").read_text())
     for entry in entries["xfail"]:
         assert "cannot" in entry["reason"], f"{entry['id']}: name the transport limit"
-    chosen = [
-        e for e in entries["xfail"] if "hostile_paths" in e["id"] or e["id"] == "ROBUST-ARGS-02"
-    ]
+    chosen = [e for e in entries["xfail"] if any(part in e["id"] for part in CHOSEN)]
     expectations = tmp_path / "expectations.toml"
     expectations.write_text(
         "".join(f'[[xfail]]\nid = {json.dumps(e["id"])}\nreason = {json.dumps(e["reason"])}\n'
