@@ -187,3 +187,4 @@ class ReferenceTools:
             stop = getattr(module, "shutdown", None)
             if stop is not None:
                 stop(self.services)
+        self.queue.close()
