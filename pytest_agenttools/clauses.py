@@ -39,6 +39,9 @@ class Clause:
     kind: str = "behaviour"
     observes: tuple[str, ...] = ()
     limits: tuple[str, ...] = ()
+    #: other tools the clause's tests call (write and edit racing each other); the clause does
+    #: not run when the implementation lacks one of them
+    needs: tuple[str, ...] = ()
 
     @property
     def conformance_level(self) -> str:
@@ -167,6 +170,7 @@ def _clause(source: Path, raw: dict[str, Any]) -> Clause:
         kind=kind,
         observes=observes,
         limits=tuple(raw.get("limits", ())),
+        needs=tuple(raw.get("needs", ())),
     )
 
 
@@ -251,6 +255,8 @@ def render_markdown(
                 facts.append(f"*Observes:* {', '.join(c.observes)}")
             if c.limits:
                 facts.append(f"*Limits:* `{'`, `'.join(c.limits)}`")
+            if c.needs:
+                facts.append(f"*Also needs:* {', '.join(c.needs)}")
             if c.tags:
                 facts.append(f"*Tags:* {', '.join(c.tags)}")
             out += [" · ".join(facts), ""]

@@ -188,11 +188,19 @@ class ReadObservation:
 
 @dataclass(frozen=True)
 class WriteObservation:
-    """``bytes_written`` is the size of the file on disk after the write, in bytes."""
+    """A write that happened.
+
+    ``path`` is the file written (absolute, or relative to the call's ``cwd``).
+    ``bytes_written`` is the size of the file on disk after the write, in bytes (BOM included,
+    in the file's encoding): required. ``created`` is true when the write made the file (it
+    did not exist before), false when it replaced one, and None (or absent) when the
+    implementation cannot tell. ``first_changed_line`` is the first line of the new text that
+    differs from the old (1-based), None when unknown or unchanged.
+    """
 
     path: str
     bytes_written: int
-    created: bool
+    created: bool | None
     first_changed_line: int | None
     raw: Mapping[str, Any]
 
@@ -201,7 +209,7 @@ class WriteObservation:
         return cls(
             path=f.string("path", required=True),
             bytes_written=f.integer("bytes_written", required=True, minimum=0),
-            created=f.boolean("created"),
+            created=f.boolean("created") if f.has("created") else None,
             first_changed_line=f.opt_integer("first_changed_line", minimum=1),
             raw=f.raw,
         )

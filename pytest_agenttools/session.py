@@ -125,8 +125,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker(markers.SLOW) and not session.settings.slow:
         pytest.skip(f"{NOT_RUN}slow clause; run with --agenttools-slow")
     manifest = session.manifest
-    if info is not None and not manifest.has_tool(info.tool):
-        pytest.skip(f"{NOT_RUN}tool {info.tool} not declared by {manifest.name}")
+    if info is not None:
+        for tool in (info.tool, *info.clause.needs):
+            if not manifest.has_tool(tool):
+                pytest.skip(f"{NOT_RUN}tool {tool} not declared by {manifest.name}")
     for name in features:
         if not manifest.has_feature(name):
             pytest.skip(f"{NOT_RUN}optional feature {name} not declared by {manifest.name}")

@@ -111,7 +111,11 @@ class Alternative(ReferenceTools):
             fragment = getattr(module, "MANIFEST", {}).get(style)
             if fragment:
                 fragments.append(fragment)
-            setup.update(getattr(module, "SETUP", {}).get(style, {}))
+            for key, value in getattr(module, "SETUP", {}).get(style, {}).items():
+                # tables (ops, runs, units) from several tool modules add up key by key
+                if isinstance(value, Mapping) and isinstance(setup.get(key), Mapping):
+                    value = {**setup[key], **value}
+                setup[key] = value
         self.fragments = fragments
         super().__init__(limits, **setup)
 
