@@ -8,7 +8,9 @@ is swept by the mutation queue the next time a write or edit touches that direct
 
 from __future__ import annotations
 
+import difflib
 import os
+import re
 import stat
 import threading
 from collections import Counter
@@ -20,8 +22,8 @@ from .context import CallContext
 from .results import ToolError, text_result
 
 FEATURES = ("write.patch",)
-#: line pairs the display diff may compare (difflib is quadratic in repeated lines: 20,000
-#: blank lines cost 39 s); beyond it the result carries no diff, the write is not delayed
+#: steps the display diff may take (difflib is quadratic in repeated lines: 20,000 blank lines
+#: cost 39 s or more); beyond it the result carries no diff and the write is not delayed
 DIFF_BUDGET = 4_000_000
 
 
@@ -158,11 +160,46 @@ def _write_locked(
     return text_result(f"Successfully wrote {len(data)} bytes to {path}{suffix}", **details)
 
 
-def _diff_cost(old: str, new: str) -> int:
-    """Line pairs difflib compares at worst: the sum, over each line value, of its count in
-    the old text times its count in the new (repeated lines make the diff quadratic)."""
-    old_counts = Counter(old.split("\n"))
-    return sum(old_counts[line] * n for line, n in Counter(new.split("\n")).items())
+class _OverBudget(Exception):
+    pass
+
+
+class _BudgetedMatcher(difflib.SequenceMatcher[str]):
+    """The display diff's matcher (no autojunk), counting the work it is about to do.
+
+    ``find_longest_match`` visits, for each line of the old range, every position of that
+    line in the new text: with repeated lines (20,000 blank ones) that is quadratic, and
+    the recursion repeats it per matched block. Counting those visits before each call stops
+    a hopeless diff after ``budget`` of them.
+    """
+
+    def __init__(self, a: list[str], b: list[str], budget: int) -> None:
+        super().__init__(a=a, b=b, autojunk=False)
+        self.old = a
+        self.in_new = Counter(b)
+        self.budget = budget
+
+    def find_longest_match(
+        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
+    ) -> difflib.Match:
+        ahi = len(self.old) if ahi is None else ahi
+        count = self.in_new
+        for line in self.old[alo:ahi]:
+            self.budget -= count[line] + 1
+            if self.budget < 0:
+                raise _OverBudget
+        return super().find_longest_match(alo, ahi, blo, bhi)
+
+
+def _diff_affordable(old: str, new: str) -> bool:
+    """Whether the display diff of ``old`` to ``new`` stays within DIFF_BUDGET steps."""
+    lines = re.compile(r"[^\n]*\n|[^\n]+$")
+    matcher = _BudgetedMatcher(lines.findall(old), lines.findall(new), DIFF_BUDGET)
+    try:
+        matcher.get_matching_blocks()
+    except _OverBudget:
+        return False
+    return True
 
 
 def _change_details(
@@ -177,7 +214,7 @@ def _change_details(
         return {"diff_omitted": "binary"}
     old_text = textcodec.decode(old_bytes, encoding) if old_bytes is not None else ""
     new_text = text[1:] if encoding.has_bom and text.startswith("\ufeff") else text
-    if _diff_cost(old_text, new_text) > DIFF_BUDGET:
+    if not _diff_affordable(old_text, new_text):
         return {
             "diff_omitted": "too_costly",
             "firstChangedLine": diffing.first_changed_line(old_text, new_text),
