@@ -282,12 +282,12 @@ def test_mode_kept(tools: ToolClient, ws: Workspace, mode: int) -> None:
 def test_readers_never_see_a_torn_file(tools: ToolClient, ws: Workspace) -> None:
     # distinct sizes and fill bytes: any look tells which content it is, or that it is torn;
     # growing and shrinking writes, each large enough to take many looks
-    old = filled(b"o", 12 * MIB + 1)
+    old = filled(b"o", 8 * MIB + 1)
     contents = [
-        filled(b"a", 24 * MIB + 2),
-        filled(b"b", 6 * MIB + 3),
-        filled(b"c", 16 * MIB + 4),
-        filled(b"d", 10 * MIB + 5),
+        filled(b"a", 16 * MIB + 2),
+        filled(b"b", 4 * MIB + 3),
+        filled(b"c", 12 * MIB + 4),
+        filled(b"d", 6 * MIB + 5),
     ]
     target = ws.put("t.txt", old)
     with TornStateWatcher(str(target), [old, *contents]) as watcher:
@@ -342,7 +342,7 @@ def test_aliases_serialise(tools: ToolClient, ws: Workspace) -> None:
         os.symlink("dir/f.txt", where.file("alias.txt"))  # dangling until a write lands
         os.symlink("dir", where.file("dlink"))
         spellings = _spellings(str(where.root), os.path.relpath(where.root, tools.cwd))
-        contents = [filled(b"A", 32 * MIB)] + [
+        contents = [filled(b"A", 16 * MIB)] + [
             f"round {round_}: via {s}\n".encode() * (100 + i) for i, s in enumerate(spellings[1:])
         ]
         with watch_new_entries(where.file("dir").as_posix()) as appeared:
@@ -395,7 +395,7 @@ def test_write_and_edit_share_a_queue(tools: ToolClient, ws: Workspace, round_: 
 @clause("WRITE-CANCEL-01")
 def test_cancelled_write_leaves_old_or_new(tools: ToolClient, ws: Workspace) -> None:
     old = filled(b"o", MIB + 7)
-    new = filled(b"n", 48 * MIB)
+    new = filled(b"n", 24 * MIB)
     target = ws.put("c.txt", old)
     with (
         TornStateWatcher(str(target), [old, new]) as watcher,
