@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_agenttools
 
 from pytest_agenttools.alternatives.write import KeepsCrlf
 from pytest_agenttools.reference_impl import create, fsport, paths
@@ -331,3 +332,30 @@ def test_observation_of_create_and_overwrite(tmp_path: Path) -> None:
 )
 def test_keeps_crlf_port(head: bytes | None, content: str, stored: str) -> None:
     assert KeepsCrlf().store_text(content, head) == stored
+
+
+# --- a clause that needs a second tool ------------------------------------------------------------
+
+
+def test_clause_needing_edit_is_not_run_without_edit(tmp_path: Path) -> None:
+    """WRITE-QUEUE-02 races write with edit: an implementation without edit does not run it
+    (reported as not run, never as failed or passed)."""
+    (tmp_path / "m.toml").write_text('tools = ["read", "write"]\n')
+    done = run_agenttools(
+        "run",
+        "--tools",
+        "write",
+        "--manifest",
+        "m.toml",
+        "--report-json",
+        "r.json",
+        "--",
+        "-k",
+        "share_a_queue",
+        cwd=tmp_path,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stdout[-2000:]
+    report = json.loads((tmp_path / "r.json").read_text())
+    assert report["clauses"] == {"WRITE-QUEUE-02": "skipped"}
+    assert "not run" in done.stdout
