@@ -11,11 +11,15 @@ CAUGHT_BY = {"WRITE-BOM-01"}
 
 
 class ForgetsBom(WriteOps):
-    """Looks at the old file without its BOM, so the rewrite is plain UTF-8."""
+    """Looks at the old file without its BOM, so the rewrite is plain UTF-8, and strips a
+    leading U+FEFF from the new content of an existing file, as BOM-agnostic tools do."""
 
     def read_head(self, target: str, size: int) -> bytes:
         head = super().read_head(target, size)
         return head.removeprefix(textcodec.UTF8_BOM)
+
+    def store_text(self, content: str, old_head: bytes | None) -> str:
+        return content if old_head is None else content.removeprefix("\ufeff")
 
 
 def create() -> ReferenceTools:
