@@ -112,10 +112,11 @@ class Alternative(ReferenceTools):
             if fragment:
                 fragments.append(fragment)
             for key, value in getattr(module, "SETUP", {}).get(style, {}).items():
-                # tables (ops, runs, units) from several tool modules add up key by key
+                # runs, ops and units are per tool: several tool modules may each add theirs
                 if isinstance(value, Mapping) and isinstance(setup.get(key), Mapping):
-                    value = {**setup[key], **value}
-                setup[key] = value
+                    setup[key] = {**setup[key], **value}
+                else:
+                    setup[key] = value
         self.fragments = fragments
         super().__init__(limits, **setup)
 
