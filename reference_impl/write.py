@@ -75,7 +75,8 @@ def _encode(content: str, encoding: textcodec.Encoding) -> bytes:
 
 
 def _check_parent(target: str) -> None:
-    """WRITE-PARENT-01: a precise error when a component that must be a directory is a file."""
+    """WRITE-PARENT-02: a component that must be a directory is a file: nothing is touched,
+    and the error names that component (WRITE-PRES-03)."""
     parent = os.path.dirname(target)
     while parent and not os.path.exists(parent):
         parent = os.path.dirname(parent)
@@ -88,7 +89,8 @@ def _check_parent(target: str) -> None:
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
-    """WRITE-ARG-03, WRITE-ARG-02: arguments are checked before the file system is touched."""
+    """WRITE-ARG-03, WRITE-ARG-02: arguments are checked before the file system is touched;
+    the error names the bad argument as this implementation calls it (WRITE-PRES-02)."""
     args = check("write", PARAMS, arguments)
     raw = paths.check_raw(args["path"])
     content: str = args["content"]
@@ -100,7 +102,7 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 def _write_locked(
     path: str, target: str, content: str, ctx: CallContext, ops: WriteOps
 ) -> dict[str, Any]:
-    if os.path.isdir(target):  # WRITE-DIR-01
+    if os.path.isdir(target):  # WRITE-DIR-01; the error names it (WRITE-PRES-03)
         raise ToolError(
             "is_directory",
             f"{path} is a directory; write needs a file path inside it.",
@@ -125,11 +127,13 @@ def _write_locked(
             ) from None
         encoding = textcodec.detect_for_write(old_bytes)  # WRITE-BOM-01, WRITE-ENC-01
     text = ops.store_text(content, old_bytes)
-    data = _encode(text, encoding)  # WRITE-NEW-01, WRITE-EOL-02: the text as given
+    # WRITE-NEW-01, WRITE-EOL-02: the text as given; WRITE-ROUND-01: in the file's encoding
+    data = _encode(text, encoding)
     _check_parent(target)
     try:
         ops.make_parents(target)  # WRITE-MKDIR-01
-        ops.replace(target, data, mode, ctx.cancel)  # WRITE-OVER-01, WRITE-SYM-01
+        # WRITE-OVER-01, WRITE-SYM-01; WRITE-CANCEL-01: a cancel stops it, the old file stays
+        ops.replace(target, data, mode, ctx.cancel)
     except PermissionError:
         raise ToolError(
             "permission_denied",
@@ -156,7 +160,7 @@ def _write_locked(
         "first_changed_line": details.get("firstChangedLine"),
     }
     suffix = " (overwrote existing file)" if existing else ""
-    # WRITE-PRES-01: the count stated is the size on disk
+    # WRITE-PRES-01: the count stated is the size on disk; WRITE-GOLD-01: the exact wording
     return text_result(f"Successfully wrote {len(data)} bytes to {path}{suffix}", **details)
 
 
