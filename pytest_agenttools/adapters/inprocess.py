@@ -23,6 +23,7 @@ from .base import (
     AdapterError,
     ProtocolError,
     call_params,
+    deadline_for,
     manifest_from_initialize,
     result_from_wire,
 )
@@ -132,7 +133,8 @@ class InProcessAdapter:
         return _Pending(self._pool.submit(self._run, call, wire, cancel), cancel)
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
-        return self.submit(call).result(timeout)
+        wait = timeout if timeout is not None else deadline_for(call, self.call_timeout)
+        return self.submit(call).result(wait)
 
     def request(self, method: str, params: Any = None) -> Any:
         """An extra protocol method: ``impl.request(method, params)``, else ``impl.method(name)``.
