@@ -8,12 +8,9 @@ is swept by the mutation queue the next time a write or edit touches that direct
 
 from __future__ import annotations
 
-import difflib
 import os
-import re
 import stat
 import threading
-from collections import Counter
 from typing import Any
 
 from . import diffing, fsport, paths, textcodec
@@ -22,9 +19,6 @@ from .context import CallContext
 from .results import ToolError, text_result
 
 FEATURES = ("write.patch",)
-#: steps the display diff may take (difflib is quadratic in repeated lines: 20,000 blank lines
-#: cost 39 s or more); beyond it the result carries no diff and the write is not delayed
-DIFF_BUDGET = 4_000_000
 
 
 class WriteOps:
@@ -164,48 +158,6 @@ def _write_locked(
     return text_result(f"Successfully wrote {len(data)} bytes to {path}{suffix}", **details)
 
 
-class _OverBudget(Exception):
-    pass
-
-
-class _BudgetedMatcher(difflib.SequenceMatcher[str]):
-    """The display diff's matcher (no autojunk), counting the work it is about to do.
-
-    ``find_longest_match`` visits, for each line of the old range, every position of that
-    line in the new text: with repeated lines (20,000 blank ones) that is quadratic, and
-    the recursion repeats it per matched block. Counting those visits before each call stops
-    a hopeless diff after ``budget`` of them.
-    """
-
-    def __init__(self, a: list[str], b: list[str], budget: int) -> None:
-        super().__init__(a=a, b=b, autojunk=False)
-        self.old = a
-        self.in_new = Counter(b)
-        self.budget = budget
-
-    def find_longest_match(
-        self, alo: int = 0, ahi: int | None = None, blo: int = 0, bhi: int | None = None
-    ) -> difflib.Match:
-        ahi = len(self.old) if ahi is None else ahi
-        count = self.in_new
-        for line in self.old[alo:ahi]:
-            self.budget -= count[line] + 1
-            if self.budget < 0:
-                raise _OverBudget
-        return super().find_longest_match(alo, ahi, blo, bhi)
-
-
-def _diff_affordable(old: str, new: str) -> bool:
-    """Whether the display diff of ``old`` to ``new`` stays within DIFF_BUDGET steps."""
-    lines = re.compile(r"[^\n]*\n|[^\n]+$")
-    matcher = _BudgetedMatcher(lines.findall(old), lines.findall(new), DIFF_BUDGET)
-    try:
-        matcher.get_matching_blocks()
-    except _OverBudget:
-        return False
-    return True
-
-
 def _change_details(
     old_bytes: bytes | None,
     path: str,
@@ -213,18 +165,16 @@ def _change_details(
     encoding: textcodec.Encoding,
     ctx: CallContext,
 ) -> dict[str, Any]:
-    """WRITE-DETAILS-01: the patch and first changed line, when they are cheap to have."""
+    """WRITE-DETAILS-01: the patch and the first changed line (a binary old file gets none)."""
     if old_bytes is not None and b"\x00" in old_bytes[:HEAD_BYTES] and encoding.codec == "utf-8":
         return {"diff_omitted": "binary"}
     old_text = textcodec.decode(old_bytes, encoding) if old_bytes is not None else ""
     new_text = text[1:] if encoding.has_bom and text.startswith("\ufeff") else text
-    if not _diff_affordable(old_text, new_text):
-        return {
-            "diff_omitted": "too_costly",
-            "firstChangedLine": diffing.first_changed_line(old_text, new_text),
-        }
     label = diffing.patch_label(path, ctx.cwd)
-    change = diffing.compute(old_text, new_text, label, ctx.limits["write.patch_max_bytes"])
+    # bounded in time whatever the texts: a coarse hunk when the fine alignment would be costly
+    change = diffing.compute(
+        old_text, new_text, label, ctx.limits["write.patch_max_bytes"], cancel=ctx.cancel
+    )
     details: dict[str, Any] = {
         "diff": change.diff,
         "patch": change.patch,
@@ -232,4 +182,6 @@ def _change_details(
     }
     if change.patch_truncated:
         details["patch_truncated"] = True
+    if change.coarse:
+        details["diff_coarse"] = True
     return details

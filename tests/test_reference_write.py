@@ -2,7 +2,7 @@
 
 Path resolution against the kernel (for every tool that expands paths), temp files of killed
 writers swept on the next touch and at shutdown (including a real SIGKILL of `agenttools serve`
-during a large write), cancellation, the bounded display diff, and the observation.
+during a large write), cancellation, large contents without a diff, and the observation.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import pytest
 from conftest import run_agenttools
 
 from pytest_agenttools.alternatives.write import KeepsCrlf
+from pytest_agenttools.assertions import apply_unified_patch
 from pytest_agenttools.reference_impl import create, fsport, paths
 from pytest_agenttools.reference_impl.mutation_queue import MutationQueue
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
@@ -269,12 +270,16 @@ def test_killed_write_leaves_old_file_and_next_start_sweeps(tmp_path: Path) -> N
 # --- the display diff is bounded ----------------------------------------------------------------
 
 
-def test_repeated_lines_get_no_quadratic_diff(tmp_path: Path) -> None:
-    (tmp_path / "blank.txt").write_text("\n" * 20_000)
+def test_repeated_lines_get_a_coarse_patch_that_applies(tmp_path: Path) -> None:
+    """20,000 blank lines made the fine diff quadratic; the bounded diff answers with one
+    coarse hunk (diffing's budget), still a patch that turns the old text into the new."""
+    old = "\n" * 20_000
+    (tmp_path / "blank.txt").write_text(old)
     content = "\n" * 10_000 + "changed\n" + "\n" * 9_999
     result = call("write", tmp_path, path="blank.txt", content=content)
     details = result["details"]
-    assert not result["isError"] and details["diff_omitted"] == "too_costly"
+    assert not result["isError"] and "diff_omitted" not in details
+    assert apply_unified_patch(old, details["patch"]) == content
     assert details["observation"]["first_changed_line"] == 10_001
     assert (tmp_path / "blank.txt").read_text() == content
 
