@@ -371,7 +371,7 @@ def test_aliases_serialise(tools: ToolClient, ws: Workspace) -> None:
 @clause("WRITE-QUEUE-02")
 @pytest.mark.parametrize("round_", [1, 2])
 def test_write_and_edit_share_a_queue(tools: ToolClient, ws: Workspace, round_: int) -> None:
-    old = "a line of the old file, long enough to take a while\n" * 300_000 + "MARK\n"
+    old = "a line of the old file, long enough to take a while\n" * 150_000 + "MARK\n"
     ws.put("dir/f.txt", old)
     os.symlink("dir", ws.file("link"))
     written = f"MARK\nround {round_}: written by write\n"

@@ -51,6 +51,7 @@ class Naive(ReferenceTools):
 
     def manifest(self) -> dict[str, Any]:
         manifest = super().manifest()
+        manifest["output"] = {"line_numbers": manifest["output"]["line_numbers"]}  # no profile
         manifest["features"] = [f for f in manifest["features"] if not f.startswith("write.")]
         manifest["limits"] = {
             k: v for k, v in manifest["limits"].items() if not k.startswith("write.")
