@@ -230,12 +230,13 @@ def test_parent_is_a_file(tools: ToolClient, ws: Workspace) -> None:
 @clause("WRITE-PRES-03")
 @pytest.mark.parametrize("case", ["directory", "parent-file", "deep-parent-file"])
 def test_path_error_names_the_path(tools: ToolClient, ws: Workspace, case: str) -> None:
-    ws.put("d/inside.txt", "x")
-    ws.put("plain", "I am a file\n")
+    # names no error text would hold by chance: the check is a search for the path
+    ws.put("target_directory/inside.txt", "x")
+    ws.put("blocking_file", "I am a file\n")
     target, culprit = {
-        "directory": ("d", "d"),
-        "parent-file": ("plain/child.txt", "plain"),
-        "deep-parent-file": ("plain/a/b.txt", "plain"),
+        "directory": ("target_directory", "target_directory"),
+        "parent-file": ("blocking_file/child.txt", "blocking_file"),
+        "deep-parent-file": ("blocking_file/a/b.txt", "blocking_file"),
     }[case]
     result = expect_error(tools.write(path=target, content="y"))
     expect_names_path(result, culprit, tools.cwd)
@@ -347,7 +348,7 @@ def test_aliases_serialise(tools: ToolClient, ws: Workspace) -> None:
         ]
         with watch_new_entries(where.file("dir").as_posix()) as appeared:
             first = tools.submit("write", path=spellings[0], content=contents[0].decode())
-            appeared(30.0)
+            appeared(10.0)
             rest = [
                 tools.submit("write", path=s, content=c.decode())
                 for s, c in zip(spellings[1:], contents[1:], strict=True)
@@ -381,7 +382,7 @@ def test_write_and_edit_share_a_queue(tools: ToolClient, ws: Workspace, round_: 
     }
     with watch_opens(str(ws.file("dir/f.txt"))) as opened:
         edit = tools.submit("edit", file_path="link/f.txt", old_string="MARK", new_string="EDITED")
-        opened(30.0)  # the edit has the old file open: the write now races its work
+        opened(10.0)  # the edit has the old file open: the write now races its work
         write = tools.submit("write", path=str(ws.file("dir/f.txt")), content=written)
     expect_ok(write.result(120), "the write")
     expect_ok(edit.result(120), "the edit")
@@ -402,7 +403,7 @@ def test_cancelled_write_leaves_old_or_new(tools: ToolClient, ws: Workspace) -> 
         watch_new_entries(str(ws.root)) as appeared,
     ):
         pending = tools.submit("write", path="c.txt", content=new.decode())
-        appeared(30.0)
+        appeared(10.0)
         pending.cancel()
         result = pending.result(120)
     final = ws.get("c.txt")
