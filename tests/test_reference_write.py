@@ -88,6 +88,10 @@ def test_every_tool_resolves_dotdot_through_the_link(linked: Path) -> None:
     assert not edited["isError"], text(edited)
     assert (linked / "real" / "w.txt").read_bytes() == b"two\n"
     assert not (linked / "w.txt").exists()
+    (linked / "decoy.txt").write_text("two\n")  # where a lexical `link/..` would look
+    found = call("grep", linked, tools, pattern="two", path="link/..")
+    assert not found["isError"], text(found)
+    assert "w.txt" in text(found) and "decoy" not in text(found), text(found)
 
 
 SURROGATE_CALLS = {
