@@ -2,6 +2,9 @@
 
 The public surface: the contract types, the adapter protocol, the client and workspace the
 suite uses, and the assertion helpers. Importing this package does not import pytest.
+
+PYTEST_DONT_REWRITE: this module holds no test assertions, and ``agenttools run`` imports it
+before pytest starts; the marker tells pytest so (its submodules are rewritten as usual).
 """
 
 from __future__ import annotations

@@ -158,6 +158,7 @@ class ReportPlugin:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.report.add(report)
 
+    @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown where xdist is absent
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {}) or {}
         if output.get("agenttools_implementation") and not self.report.implementation:
