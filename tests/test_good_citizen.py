@@ -151,3 +151,33 @@ def test_cli_run_without_xdist_prints_no_warning(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["summary"]["passed"] > 0
     assert report["summary"]["failed"] == report["summary"]["error"] == 0
+
+
+def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return subprocess.run(
+        [PYTEST, "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_suite_collect_only_exits_zero(tmp_path: Path) -> None:
+    """syrupy counts every golden unused when no test runs; collecting must still pass."""
+    proc = _pytest(["--pyargs", "pytest_agenttools.conformance", "--collect-only", "-q"], tmp_path)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr
+    assert "tests collected" in proc.stdout
+    assert "--snapshot-update" not in proc.stdout, "no advice to delete the kit's goldens"
+
+
+def test_collect_only_of_a_snapshot_project_is_left_alone(tmp_path: Path) -> None:
+    """The kit quiets syrupy's unused-golden check for its own goldens only."""
+    (tmp_path / "test_snap.py").write_text("def test_a(snapshot):\n    assert 1 == snapshot\n")
+    assert _pytest(["--snapshot-update"], tmp_path).returncode == 0
+    without = _pytest(["--collect-only", "-p", "no:agenttools"], tmp_path)
+    with_kit = _pytest(["--collect-only"], tmp_path)
+    assert with_kit.returncode == without.returncode
+    assert plain_project.normalized(with_kit.stdout) == plain_project.normalized(without.stdout)
