@@ -4,20 +4,20 @@ One wheel is built from a copy of the checkout (``pip wheel --no-deps``) and ins
 dependencies from the package index into fresh venvs; two venvs that never saw the kit hold the
 same pytest (and xdist and common plugins) for comparison:
 
-==============  ====================================================================
-``kit``         the wheel and its dependencies (xdist among them), pytest-cov,
-                pytest-randomly, pytest-timeout
-``kit_no_xdist``  the wheel and its dependencies, then ``pip uninstall pytest-xdist``
-``bare``        pytest alone, the kit's version
-``bare_plugins``  pytest, pytest-xdist, pytest-cov, pytest-randomly, pytest-timeout at the
-                ``kit`` venv's versions
-==============  ====================================================================
+- ``kit``: the wheel and its dependencies (xdist among them), pytest-cov, pytest-randomly and
+  pytest-timeout;
+- ``kit_no_xdist``: the wheel and its dependencies, then ``pip uninstall pytest-xdist``;
+- ``bare``: pytest alone, at the kit venv's version;
+- ``bare_plugins``: pytest, pytest-xdist, pytest-cov, pytest-randomly and pytest-timeout, at the
+  kit venv's versions.
 
 The venvs are made once per run (a file lock lets xdist workers share them), without pip of
 their own: this interpreter's pip installs into them (``pip --python``), which saves about 3 s
-a venv and installs exactly what the venv's own pip would. Cost, measured on two idle cores:
-wheel 4 s, the four venvs 20-30 s (mostly the two kit installs; pip's cache serves repeated
-downloads), then about 1 s per pytest run.
+a venv and installs exactly what the venv's own pip would, less the bytecode (``--no-compile``:
+compiled on first import instead, a third less CPU for the install). pip's cache serves
+repeated downloads. Cost, measured: about 50 s of CPU for the whole module, most of it the two
+kit installs (run side by side) and about 1 s per pytest run in a venv; its wall time follows
+the machine's load (3 minutes with the two cores shared by a dozen busy processes).
 """
 
 from __future__ import annotations
@@ -119,10 +119,10 @@ def _build(envs: Envs) -> None:
         _must([sys.executable, "-m", "venv", "--without-pip", envs.root / venv], envs.root)
 
     def kit() -> None:
-        _pip(envs, "kit", "install", "-q", str(wheel), *COMMON_PLUGINS)
+        _pip(envs, "kit", "install", "-q", "--no-compile", str(wheel), *COMMON_PLUGINS)
 
     def kit_no_xdist() -> None:
-        _pip(envs, "kit_no_xdist", "install", "-q", str(wheel))
+        _pip(envs, "kit_no_xdist", "install", "-q", "--no-compile", str(wheel))
         _pip(envs, "kit_no_xdist", "uninstall", "-q", "-y", "pytest-xdist")
 
     with ThreadPoolExecutor(2) as pool:
@@ -131,9 +131,17 @@ def _build(envs: Envs) -> None:
     pins = {d: _version(envs, "kit", d) for d in ("pytest", "pytest-xdist", *COMMON_PLUGINS)}
     with ThreadPoolExecutor(2) as pool:
         jobs = [
-            pool.submit(_pip, envs, "bare", "install", "-q", f"pytest=={pins['pytest']}"),
             pool.submit(
-                _pip, envs, "bare_plugins", "install", "-q", *(f"{d}=={v}" for d, v in pins.items())
+                _pip, envs, "bare", "install", "-q", "--no-compile", f"pytest=={pins['pytest']}"
+            ),
+            pool.submit(
+                _pip,
+                envs,
+                "bare_plugins",
+                "install",
+                "-q",
+                "--no-compile",
+                *(f"{d}=={v}" for d, v in pins.items()),
             ),
         ]
         for done in jobs:
