@@ -36,7 +36,9 @@ from pathlib import Path
 import plain_project
 import pytest
 
-pytestmark = pytest.mark.install
+# One worker runs the whole module under `--dist loadgroup` (as .ci/run does), so the others go on
+# with other tests instead of waiting for the venvs.
+pytestmark = [pytest.mark.install, pytest.mark.xdist_group("install")]
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 NOT_SOURCE = shutil.ignore_patterns(
