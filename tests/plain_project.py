@@ -8,7 +8,7 @@ the lines that name the environment (interpreter, directories, plugin list) and 
 are set aside.
 
 Used by ``tests/test_good_citizen.py``, ``tests/test_install.py`` and ``.ci/run``
-(``python3 tests/plain_project.py write DIR`` and ``... same RUN_A RUN_B``).
+(``python3 tests/plain_project.py write DIR`` and ``... same [--any-order] RUN_A RUN_B``).
 """
 
 from __future__ import annotations
@@ -187,13 +187,13 @@ def run(pytest_exe: str | Path, args: Sequence[str], where: Path, timeout: float
     return Run(proc.returncode, proc.stdout + proc.stderr, listing(project), listing(temp))
 
 
-def _same(paths: list[str]) -> int:
-    """CLI: ``same A B``; each path holds a run's output, ``A.rc`` its exit code."""
+def _same(paths: list[str], ordered: bool) -> int:
+    """CLI: ``same [--any-order] A B``; each path holds a run's output, ``A.rc`` its exit code."""
     a, b = (
         Run(int(Path(p + ".rc").read_text().strip()), Path(p).read_text(encoding="utf-8"))
         for p in paths
     )
-    problems = a.differences(b)
+    problems = a.differences(b, ordered=ordered)
     for problem in problems:
         print(problem, file=sys.stderr)
     if not problems:
@@ -206,8 +206,10 @@ def main(argv: list[str]) -> int:
         print(write(Path(argv[1])))
         return 0
     if len(argv) == 3 and argv[0] == "same":
-        return _same(argv[1:])
-    print("usage: plain_project.py write DIR | same RUN_A RUN_B", file=sys.stderr)
+        return _same(argv[1:], ordered=True)
+    if len(argv) == 4 and argv[:2] == ["same", "--any-order"]:
+        return _same(argv[2:], ordered=False)
+    print("usage: plain_project.py write DIR | same [--any-order] RUN_A RUN_B", file=sys.stderr)
     return 2
 
 

@@ -26,6 +26,22 @@ pytest_plugins = ["pytester"]
 PYTEST = shutil.which("pytest", path=os.path.dirname(sys.executable)) or "pytest"
 CHECKOUT = Path(__file__).resolve().parents[1]
 
+
+def _pytest(
+    args: list[str], cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """This venv's pytest in ``cwd``, outside the calling run (no ``PYTEST_*`` variables)."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    return subprocess.run(
+        [PYTEST, "-p", "no:cacheprovider", *args],
+        cwd=cwd,
+        env={**clean, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
 # (arguments, whether the run's lines come in a fixed order)
 RUNS = {
     "default": (["-rA"], True),
@@ -62,15 +78,8 @@ def test_dump():
 def _modules(tmp_path: Path, *args: str) -> set[str]:
     out = tmp_path / f"modules{len(args)}.json"
     (tmp_path / "test_modules.py").write_text(MODULES_TEST)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    subprocess.run(
-        [PYTEST, "-q", "-p", "no:cacheprovider", *args],
-        cwd=tmp_path,
-        env={**env, "MODULES_OUT": str(out)},
-        check=True,
-        capture_output=True,
-        timeout=120,
-    )
+    proc = _pytest(["-q", *args], tmp_path, {"MODULES_OUT": str(out)})
+    assert proc.returncode == 0, proc.stdout + proc.stderr
     return set(json.loads(out.read_text()))
 
 
@@ -96,15 +105,7 @@ def test_suite_runs_by_path(tmp_path: Path, where: str, xdist: str) -> None:
         target, cwd = str(suite_dir() / "test_read.py"), tmp_path
     else:
         target, cwd = "conformance/test_read.py", CHECKOUT
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    proc = subprocess.run(
-        [PYTEST, "-q", "-p", "no:cacheprovider", *xdist.split(), target],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    proc = _pytest(["-q", *xdist.split(), target], cwd)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "INTERNALERROR" not in output
@@ -151,18 +152,6 @@ def test_cli_run_without_xdist_prints_no_warning(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["summary"]["passed"] > 0
     assert report["summary"]["failed"] == report["summary"]["error"] == 0
-
-
-def _pytest(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
-    return subprocess.run(
-        [PYTEST, "-p", "no:cacheprovider", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def test_suite_collect_only_exits_zero(tmp_path: Path) -> None:
