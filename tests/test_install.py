@@ -11,18 +11,19 @@ same pytest (and xdist and common plugins) for comparison:
 - ``bare_plugins``: pytest, pytest-xdist, pytest-cov, pytest-randomly and pytest-timeout, at the
   kit venv's versions.
 
-The venvs are made once per run (a file lock lets xdist workers share them), without pip of
-their own: this interpreter's pip installs into them (``pip --python``), which saves about 3 s
-a venv and installs exactly what the venv's own pip would, less the bytecode (``--no-compile``:
-compiled on first import instead, a third less CPU for the install). pip's cache serves
-repeated downloads. Cost, measured: about 50 s of CPU for the whole module, most of it the two
-kit installs (run side by side) and about 1 s per pytest run in a venv; its wall time follows
-the machine's load (3 minutes with the two cores shared by a dozen busy processes).
+Making the venvs is the cost, so the checks are the subtests of one test: one xdist worker makes
+and uses the venvs while the others go on (with one test per check, every worker that drew one
+would wait for the venvs). The venvs have no pip of their own: this interpreter's pip installs
+into them (``pip --python``), which saves about 3 s a venv and installs exactly what the venv's
+own pip would, less the bytecode (``--no-compile``: compiled on first import instead, a third
+less CPU for the install). pip's cache serves repeated downloads. Cost, measured: about a minute of
+CPU (55-62 s), most of it the two kit installs (run side by side) and about 1 s per pytest run
+in a venv; the wall time follows the machine's load (under 3 minutes with the two cores shared
+by a dozen busy processes).
 """
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import shutil
@@ -36,9 +37,7 @@ from pathlib import Path
 import plain_project
 import pytest
 
-# One worker runs the whole module under `--dist loadgroup` (as .ci/run does), so the others go on
-# with other tests instead of waiting for the venvs.
-pytestmark = [pytest.mark.install, pytest.mark.xdist_group("install")]
+pytestmark = pytest.mark.install
 
 CHECKOUT = Path(__file__).resolve().parents[1]
 NOT_SOURCE = shutil.ignore_patterns(
@@ -109,7 +108,6 @@ def _version(envs: Envs, venv: str, dist: str) -> str:
 
 
 def _build(envs: Envs) -> None:
-    shutil.rmtree(envs.root, ignore_errors=True)
     source = envs.root / "source"
     shutil.copytree(CHECKOUT, source, ignore=NOT_SOURCE, symlinks=True)
     _must(
@@ -152,79 +150,51 @@ def _build(envs: Envs) -> None:
 
 @pytest.fixture(scope="module")
 def envs(tmp_path_factory: pytest.TempPathFactory) -> Envs:
-    """The wheel and the four venvs, made once for the whole run."""
-    root = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):
-        root = root.parent  # the directory all workers of this run share
-    made = Envs(root / "install-envs")
-    with (root / "install-envs.lock").open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (made.root / "ready").exists():
-            _build(made)
-            (made.root / "ready").touch()
+    """The wheel and the four venvs."""
+    made = Envs(tmp_path_factory.mktemp("install"))
+    _build(made)
     return made
 
 
-def test_the_wheel_brings_the_plugin_the_command_and_xdist(envs: Envs, tmp_path: Path) -> None:
-    code, output = _run([envs.bin("kit") / "agenttools", "--help"], tmp_path)
+def _plugin_and_command(envs: Envs, cwd: Path) -> None:
+    code, output = _run([envs.bin("kit") / "agenttools", "--help"], cwd)
     assert code == 0, output
     assert "run" in output and "selfcheck" in output
-    code, output = _run([envs.bin("kit") / "pytest", "--help"], tmp_path)
+    code, output = _run([envs.bin("kit") / "pytest", "--help"], cwd)
     assert code == 0, output
     assert "--agenttools-cmd" in output
     assert "--numprocesses" in output, "pytest-xdist is a dependency of the kit"
 
 
-def test_suite_collects_with_pyargs(envs: Envs, tmp_path: Path) -> None:
-    code, output = _run(
-        [
-            envs.bin("kit") / "pytest",
-            "--pyargs",
-            "pytest_agenttools.conformance",
-            "--collect-only",
-            "-q",
-        ],
-        tmp_path,
-    )
-    assert code == 0, output
+def _collects_with_pyargs(envs: Envs, cwd: Path) -> None:
+    args = ["--pyargs", "pytest_agenttools.conformance", "--collect-only", "-q"]
+    code, output = _run([envs.bin("kit") / "pytest", *args], cwd)
+    assert code == 0, output[-3000:]
     closing = output.strip().splitlines()[-1]
     assert closing.split()[1:3] == ["tests", "collected"], output[-2000:]
     assert int(closing.split()[0]) > 0
     assert "warning" not in closing and "error" not in closing, closing
 
 
-def test_suite_runs_by_path_without_xdist(envs: Envs, tmp_path: Path) -> None:
+def _runs_by_path_without_xdist(envs: Envs, cwd: Path) -> None:
     python = envs.bin("kit_no_xdist") / "python"
-    suite = _must(
-        [python, "-c", "from pytest_agenttools.clauses import suite_dir; print(suite_dir())"],
-        tmp_path,
-    ).strip()
+    where = "from pytest_agenttools.clauses import suite_dir; print(suite_dir())"
+    suite = _must([python, "-c", where], cwd).strip()
     assert "site-packages" in suite, "the venv must run the installed kit, not the checkout"
-    code, output = _run(
-        [envs.bin("kit_no_xdist") / "pytest", "-q", f"{suite}/test_read.py"], tmp_path
-    )
-    assert code == 0, output
+    code, output = _run([envs.bin("kit_no_xdist") / "pytest", "-q", f"{suite}/test_read.py"], cwd)
+    assert code == 0, output[-3000:]
     assert (plain_project.outcome(output) or "").endswith("passed"), output[-2000:]
 
 
-def test_agenttools_run_without_xdist(envs: Envs, tmp_path: Path) -> None:
+def _agenttools_run_without_xdist(envs: Envs, cwd: Path) -> None:
     """README command 1 stopped here (an unknown xdist hook) before xdist was a dependency;
     .ci/run runs it in full, and with ``-- -n 2``, in a venv made as the README says."""
-    code, output = _run(
-        [
-            envs.bin("kit_no_xdist") / "agenttools",
-            "run",
-            "--tools",
-            "read",
-            "--report-json",
-            "r.json",
-        ],
-        tmp_path,
-    )
+    exe = envs.bin("kit_no_xdist") / "agenttools"
+    code, output = _run([exe, "run", "--tools", "read", "--report-json", "r.json"], cwd)
     assert code == 0, output[-4000:]
     assert "INTERNALERROR" not in output and "PytestAssertRewriteWarning" not in output
     assert "warning" not in (plain_project.outcome(output) or "warning"), output[-4000:]
-    report = json.loads((tmp_path / "r.json").read_text())
+    report = json.loads((cwd / "r.json").read_text())
     assert report["implementation"]["name"] == "agenttools-reference"
     assert report["summary"]["passed"] > 0
     assert report["summary"]["failed"] == report["summary"]["error"] == 0
@@ -233,11 +203,11 @@ def test_agenttools_run_without_xdist(envs: Envs, tmp_path: Path) -> None:
 STRICT = ["-v", "-rA", "--strict-markers", "--strict-config", "-W", "error::pytest.PytestWarning"]
 # (venv with the kit, venv without it, pytest arguments, whether lines come in a fixed order)
 UNRELATED = {
-    "xdist-absent": ("kit_no_xdist", "bare", STRICT, True),
-    "xdist-installed": ("kit", "bare_plugins", [*STRICT, "-p", "no:randomly"], True),
-    "xdist-disabled": ("kit", "bare_plugins", ["-rA", "-p", "no:xdist", "-p", "no:randomly"], True),
-    "xdist-n2": ("kit", "bare_plugins", ["-rA", "-n", "2", "-p", "no:randomly"], False),
-    "cov-randomly-timeout": (
+    "xdist absent": ("kit_no_xdist", "bare", STRICT, True),
+    "xdist installed": ("kit", "bare_plugins", [*STRICT, "-p", "no:randomly"], True),
+    "xdist disabled": ("kit", "bare_plugins", ["-rA", "-p", "no:xdist", "-p", "no:randomly"], True),
+    "-n 2": ("kit", "bare_plugins", ["-rA", "-n", "2", "-p", "no:randomly"], False),
+    "cov, randomly, timeout": (
         "kit",
         "bare_plugins",
         ["-rA", "--randomly-seed=1234", "--cov", "--cov-report=term", "--timeout=60"],
@@ -246,12 +216,28 @@ UNRELATED = {
 }
 
 
-@pytest.mark.parametrize("name", list(UNRELATED))
-def test_unrelated_project_runs_as_without_the_kit(envs: Envs, tmp_path: Path, name: str) -> None:
+def _unrelated_project(envs: Envs, cwd: Path, name: str) -> None:
     with_kit, without_kit, args, ordered = UNRELATED[name]
-    before = plain_project.run(envs.bin(without_kit) / "pytest", args, tmp_path / "without")
+    before = plain_project.run(envs.bin(without_kit) / "pytest", args, cwd / "without")
     assert before.exit_code == plain_project.EXIT_CODE, before.output
     assert plain_project.outcome(before.output) == plain_project.OUTCOME, before.output
-    after = plain_project.run(envs.bin(with_kit) / "pytest", args, tmp_path / "with")
+    after = plain_project.run(envs.bin(with_kit) / "pytest", args, cwd / "with")
     assert "agenttools-" in after.output, "the kit's plugin is not in the run's plugin list"
     assert before.differences(after, ordered=ordered) == []
+
+
+def test_the_installed_wheel(envs: Envs, tmp_path: Path, subtests: pytest.Subtests) -> None:
+    checks = {
+        "agenttools --help and the plugin's options": _plugin_and_command,
+        "--pyargs pytest_agenttools.conformance --collect-only": _collects_with_pyargs,
+        "the suite by path, without xdist": _runs_by_path_without_xdist,
+        "agenttools run, without xdist": _agenttools_run_without_xdist,
+    }
+    for number, (what, check) in enumerate(checks.items()):
+        with subtests.test(msg=what):
+            cwd = tmp_path / f"check{number}"
+            cwd.mkdir()
+            check(envs, cwd)
+    for number, name in enumerate(UNRELATED):
+        with subtests.test(msg=f"an unrelated project runs as without the kit: {name}"):
+            _unrelated_project(envs, tmp_path / f"unrelated{number}", name)
