@@ -7,16 +7,24 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, settings
 
+from pytest_agenttools import Manifest, ToolClient, Workspace
 from pytest_agenttools.session import get_session
+
+from .strategies import CI_EXAMPLES
 
 _COMMON: dict[str, Any] = {
     "deadline": None,
-    "database": None,
+    # failures print a @reproduce_failure blob; the example database (under
+    # HYPOTHESIS_STORAGE_DIRECTORY, which `agenttools run` points at the run's scratch dir)
+    # replays them first on the next run
+    "print_blob": True,
     "suppress_health_check": [HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 }
-settings.register_profile("ci", derandomize=True, max_examples=30, **_COMMON)
-settings.register_profile("dev", max_examples=100, **_COMMON)
-settings.register_profile("fuzz", max_examples=2000, **_COMMON)
+#: ci runs CI_EXAMPLES per property, new ones each run; strategies.examples(n) scales a slow
+#: property's own count by the same factor
+settings.register_profile("ci", max_examples=CI_EXAMPLES, **_COMMON)
+settings.register_profile("dev", max_examples=CI_EXAMPLES * 4, **_COMMON)
+settings.register_profile("fuzz", max_examples=CI_EXAMPLES * 50, **_COMMON)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -24,18 +32,24 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 @pytest.fixture
-def tools(agenttools_client: Any) -> Any:
+def tools(agenttools_client: ToolClient) -> ToolClient:
     """The tool client for this test (see ``agenttools_client``)."""
     return agenttools_client
 
 
 @pytest.fixture
-def ws(agenttools_workspace: Any) -> Any:
+def ws(agenttools_workspace: Workspace) -> Workspace:
     """This test's workspace (see ``agenttools_workspace``)."""
     return agenttools_workspace
 
 
 @pytest.fixture
-def style(agenttools_manifest: Any) -> str:
+def manifest(agenttools_manifest: Manifest) -> Manifest:
+    """The implementation's manifest (dialect, limits, features)."""
+    return agenttools_manifest
+
+
+@pytest.fixture
+def style(agenttools_manifest: Manifest) -> str:
     """The declared line-number style: arrow, tab or none."""
-    return str(agenttools_manifest.line_numbers)
+    return agenttools_manifest.line_numbers

@@ -1,7 +1,9 @@
 """pytest-agenttools: a conformance kit for the file and shell tools of coding agents.
 
-The public surface: the contract types, the adapter protocol, the client and workspace the
-suite uses, and the assertion helpers. Importing this package does not import pytest.
+The public surface: the contract and observation types, the adapter protocol, the tool client
+and workspace the suite uses, the markers, the assertion helpers and ``run_conformance``.
+Importing this package does not import pytest; the names that need it (the markers,
+``run_conformance``) load on first use.
 
 PYTEST_DONT_REWRITE: this module holds no test assertions, and ``agenttools run`` imports it
 before pytest starts; the marker tells pytest so (its submodules are rewritten as usual).
@@ -9,32 +11,83 @@ before pytest starts; the marker tells pytest so (its submodules are rewritten a
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
+from . import assertions
 from .adapters.base import Adapter, AdapterError, PendingCall, ProtocolError
+from .client import ToolClient
 from .contract import (
     PROTOCOL,
     SPEC_VERSION,
-    TOOL_ARGUMENTS,
     TOOLS,
     ContractViolation,
+    Limit,
     Manifest,
     ToolCall,
     ToolResult,
 )
+from .observations import (
+    BashObservation,
+    EditObservation,
+    GlobObservation,
+    GrepObservation,
+    Observation,
+    ReadObservation,
+    WriteObservation,
+)
+from .workspace import Workspace
 
-__version__ = "0.1.0"
+if TYPE_CHECKING:
+    from .cli import run_conformance
+    from .markers import clause, feature, profile, slow
+
+__version__ = "0.2.0"
+
+_LAZY = {
+    "clause": "markers",
+    "feature": "markers",
+    "profile": "markers",
+    "slow": "markers",
+    "run_conformance": "cli",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'pytest_agenttools' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f".{module}", __name__), name)
+
 
 __all__ = [
     "PROTOCOL",
     "SPEC_VERSION",
     "TOOLS",
-    "TOOL_ARGUMENTS",
     "Adapter",
     "AdapterError",
+    "BashObservation",
     "ContractViolation",
+    "EditObservation",
+    "GlobObservation",
+    "GrepObservation",
+    "Limit",
     "Manifest",
+    "Observation",
     "PendingCall",
     "ProtocolError",
+    "ReadObservation",
     "ToolCall",
+    "ToolClient",
     "ToolResult",
+    "Workspace",
+    "WriteObservation",
     "__version__",
+    "assertions",
+    "clause",
+    "feature",
+    "profile",
+    "run_conformance",
+    "slow",
 ]

@@ -1,113 +1,198 @@
-"""Assertion helpers for conformance tests: contract facts first, with messages that show the call.
+"""Assertion helpers for conformance tests: behaviour first, then neutral checks of the text.
 
-Every failure message says what was called, what the clause expects, and what was seen, in the
-style "expected X, but saw Y [read(path='a.txt')]".
+Behaviour is judged on the observation (``result.observation``), the bytes on disk and the
+process table. The model-facing text is judged only for what a model needs, in a way every
+correct presentation satisfies: the data is there in some form and in order; a cut is
+announced with the number to continue from in the implementation's own units; an error names
+the argument in the implementation's own vocabulary, or the path, or the count. Messages say
+what was expected, what was seen, and the call: "expected X, but saw Y [read(path='a.txt')]".
 """
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-from .contract import ToolResult
+from .contract import Manifest, ToolResult
+from .observations import (
+    BashObservation,
+    EditObservation,
+    GlobObservation,
+    GrepObservation,
+    Observation,
+    ReadObservation,
+    WriteObservation,
+)
 
-NUMBERED = {
-    "arrow": re.compile(r"^ *(\d+)\u2192(.*)$", re.S),
-    "tab": re.compile(r"^ *(\d+)\t(.*)$", re.S),
-}
-NOTICE = re.compile(r"\n*\n\[[^\n]*\]\s*$")
-OFFSET_HINT = re.compile(r"offset\s*=\s*(\d+)")
+ObservationT = TypeVar("ObservationT", bound=Observation)
+WORKSPACE_MASK = "<ws>"
 
 
-def _shown(result: ToolResult, limit: int = 600) -> str:
+def _call(result: ToolResult) -> str:
+    return f" [{result.call.describe()}]" if result.call else ""
+
+
+def shown(result: ToolResult, limit: int = 600) -> str:
     text = result.text
-    return text if len(text) <= limit else text[: limit // 2] + " ... " + text[-limit // 2 :]
+    return repr(text if len(text) <= limit else text[: limit // 2] + " ... " + text[-limit // 2 :])
 
 
 def expect_ok(result: ToolResult, what: str = "") -> ToolResult:
     assert not result.is_error, (
         f"expected success{' (' + what + ')' if what else ''}, but the tool returned an error: "
-        f"{_shown(result)!r}"
+        f"{shown(result)}{_call(result)}"
     )
     return result
 
 
-def expect_error(result: ToolResult, *mentions: str, what: str = "") -> ToolResult:
-    """An error result whose text mentions every string in ``mentions`` (case-insensitive)."""
+def expect_error(result: ToolResult, *, what: str = "") -> ToolResult:
+    """An error result with a text saying something (what it says is judged separately)."""
     assert result.is_error, (
         f"expected an error result{' (' + what + ')' if what else ''}, but isError is false; "
-        f"text: {_shown(result)!r}"
+        f"text: {shown(result)}{_call(result)}"
     )
-    assert result.text.strip(), "an error result must say what went wrong, but its text is empty"
-    lowered = result.text.lower()
-    for mention in mentions:
-        assert mention.lower() in lowered, (
-            f"the error should mention {mention!r} so the model knows what to fix; "
-            f"saw: {_shown(result)!r}"
-        )
+    assert result.text.strip(), (
+        f"an error result must say what went wrong, but its text is empty{_call(result)}"
+    )
     return result
 
 
-@dataclass(frozen=True)
-class ReadPage:
-    """A parsed read result: numbered lines (number, text) and the trailing notices."""
-
-    lines: list[tuple[int, str]]
-    notices: str
-
-    @property
-    def texts(self) -> list[str]:
-        return [text for _, text in self.lines]
-
-    @property
-    def numbers(self) -> list[int]:
-        return [number for number, _ in self.lines]
+def observe(result: ToolResult, kind: type[ObservationT]) -> ObservationT:
+    """The parsed observation, checked to be of the expected shape."""
+    found = result.observation
+    assert isinstance(found, kind), f"expected a {kind.__name__}, got {type(found).__name__}"
+    return found
 
 
-def parse_read(text: str, style: str, first_line: int = 1) -> ReadPage:
-    """Split a read result into lines and notices. Lines split on ``\\n`` only (``\\r`` stays).
+def read_obs(result: ToolResult) -> ReadObservation:
+    return observe(result, ReadObservation)
 
-    Notices are the bracketed lines after the last blank line (``[Showing lines ...]``).
-    With ``style='none'`` the lines are numbered from ``first_line``.
+
+def write_obs(result: ToolResult) -> WriteObservation:
+    return observe(result, WriteObservation)
+
+
+def edit_obs(result: ToolResult) -> EditObservation:
+    return observe(result, EditObservation)
+
+
+def grep_obs(result: ToolResult) -> GrepObservation:
+    return observe(result, GrepObservation)
+
+
+def glob_obs(result: ToolResult) -> GlobObservation:
+    return observe(result, GlobObservation)
+
+
+def bash_obs(result: ToolResult) -> BashObservation:
+    return observe(result, BashObservation)
+
+
+# --- neutral checks of the model-facing text ------------------------------------------------
+
+
+def masked_text(result: ToolResult, *roots: str | os.PathLike[str]) -> str:
+    """The result's text with every workspace path replaced, so random names never match."""
+    text = result.text
+    for root in roots:
+        for form in {str(root), os.path.realpath(root)}:
+            text = text.replace(form, WORKSPACE_MASK)
+    return text
+
+
+def _number_pattern(number: int) -> re.Pattern[str]:
+    # a whole number, not part of a longer one or of a name (1,000 and 1_000 count too)
+    digits = f"{number:,}" if number >= 1000 else str(number)
+    forms = {str(number), digits, digits.replace(",", "_")}
+    alternatives = "|".join(re.escape(f) for f in sorted(forms, key=len, reverse=True))
+    return re.compile(rf"(?<![\w.,]){'(?:' + alternatives + ')'}(?![\w]|[.,]\d)")
+
+
+def mentions_number(text: str, number: int) -> bool:
+    return bool(_number_pattern(number).search(text))
+
+
+def expect_number(
+    result: ToolResult, number: int, what: str, *roots: str | os.PathLike[str]
+) -> None:
+    """The text (workspace paths masked) contains ``number`` as a whole number."""
+    text = masked_text(result, *roots)
+    assert mentions_number(text, number), (
+        f"the text should give {what} ({number}) so the model can act on it; saw "
+        f"{text[:600]!r}{_call(result)}"
+    )
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"[\s_\-`'\"]+", "", text.lower())
+
+
+def expect_names_argument(
+    result: ToolResult, manifest: Manifest, tool: str, *canonical: str
+) -> None:
+    """The error names one of the arguments, as the implementation calls it (its dialect).
+
+    ``file_path``, ``filePath`` and ``file path`` are the same name; the comparison ignores
+    case, spaces, underscores, hyphens and quotes.
     """
-    notices = ""
-    body = text
-    match = NOTICE.search(text)
-    while match:
-        notices = text[match.start() :] + notices
-        body = body[: match.start()]
-        match = NOTICE.search(body)
-    if body == "":
-        return ReadPage([], notices.strip())
-    raw_lines = body.split("\n")
-    if style == "none":
-        # An unnumbered page is the file's text as is: its final LF ends the last line, it does
-        # not start another one.
-        if len(raw_lines) > 1 and raw_lines[-1] == "":
-            raw_lines.pop()
-        return ReadPage(list(enumerate(raw_lines, start=first_line)), notices.strip())
-    pattern = NUMBERED[style]
-    lines = []
-    for raw in raw_lines:
-        found = pattern.match(raw)
-        if not found:
-            raise AssertionError(
-                f"a read output line does not carry a {style}-style line number: {raw!r:.120}"
-            )
-        lines.append((int(found.group(1)), found.group(2)))
-    return ReadPage(lines, notices.strip())
+    names = [manifest.argument_name(tool, c) for c in canonical]
+    text = _squash(result.text)
+    assert any(_squash(n) in text for n in names), (
+        f"the error should name the argument ({' or '.join(names)}) so the model knows what "
+        f"to fix; saw {shown(result)}{_call(result)}"
+    )
 
 
-def continuation_offset(result: ToolResult) -> int | None:
-    """Where the next page starts: ``details.next_offset``, else ``offset=N`` in the text."""
-    value = result.details.get("next_offset")
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if result.details.get("has_more") is False:
-        return None
-    found = OFFSET_HINT.findall(result.text[-400:])
-    return int(found[-1]) if found else None
+def path_forms(path: str, cwd: str, root: str | None = None) -> set[str]:
+    """Ways a correct tool may print ``path``: absolute, relative to cwd or to the search root."""
+    full = path if os.path.isabs(path) else os.path.join(cwd, path)
+    full = os.path.normpath(full)
+    forms = {full, os.path.realpath(full)}
+    for base in {cwd, os.path.realpath(cwd), *(r for r in (root,) if r)}:
+        rel = os.path.relpath(full, base)
+        if not rel.startswith(".."):
+            forms |= {rel, f"./{rel}"}
+    return forms
+
+
+def text_names_path(text: str, path: str, cwd: str, root: str | None = None) -> bool:
+    return any(form in text for form in path_forms(path, cwd, root))
+
+
+def expect_names_path(result: ToolResult, path: str, cwd: str, root: str | None = None) -> None:
+    assert text_names_path(result.text, path, cwd, root), (
+        f"the text should name {path!r} (absolute, or relative to the working directory or the "
+        f"search root); saw {shown(result)}{_call(result)}"
+    )
+
+
+def resolve(path: str, cwd: str) -> str:
+    """An observation path made absolute against the call's cwd (observations may be relative)."""
+    return os.path.normpath(path if os.path.isabs(path) else os.path.join(cwd, path))
+
+
+def relative_paths(paths: Iterable[str], cwd: str, root: str | None = None) -> list[str]:
+    """Observation paths relative to ``root`` (default: cwd), with ``/`` separators."""
+    base = os.path.normpath(root or cwd)
+    return [os.path.relpath(resolve(p, cwd), base).replace(os.sep, "/") for p in paths]
+
+
+def expect_in_order(result: ToolResult, pieces: Sequence[str], what: str) -> None:
+    """Every piece appears in the text, in this order (the layout around them is free)."""
+    text = result.text
+    position = 0
+    for index, piece in enumerate(pieces):
+        if not piece:
+            continue
+        found = text.find(piece, position)
+        assert found >= 0, (
+            f"the text should show {what}; piece {index + 1} of {len(pieces)} ({piece!r:.120}) "
+            f"is missing after position {position}; saw {shown(result)}{_call(result)}"
+        )
+        position = found + len(piece)
 
 
 def apply_unified_patch(old: str, patch: str) -> str:
@@ -161,3 +246,67 @@ def first_difference(a: Sequence[str], b: Sequence[str]) -> int | None:
         if x != y:
             return index
     return None if len(a) == len(b) else min(len(a), len(b))
+
+
+# --- text parsing of the reference's layout (legacy) ---------------------------------------
+# The suite judged behaviour by parsing the reference's text layout before observations
+# existed. These parsers remain only until every suite module judges observations; nothing new
+# may use them.
+
+NUMBERED = {
+    "arrow": re.compile(r"^ *(\d+)\u2192(.*)$", re.S),
+    "tab": re.compile(r"^ *(\d+)\t(.*)$", re.S),
+}
+NOTICE = re.compile(r"\n*\n\[[^\n]*\]\s*$")
+OFFSET_HINT = re.compile(r"offset\s*=\s*(\d+)")
+
+
+@dataclass(frozen=True)
+class ReadPage:
+    lines: list[tuple[int, str]]
+    notices: str
+
+    @property
+    def texts(self) -> list[str]:
+        return [text for _, text in self.lines]
+
+    @property
+    def numbers(self) -> list[int]:
+        return [number for number, _ in self.lines]
+
+
+def parse_read(text: str, style: str, first_line: int = 1) -> ReadPage:
+    notices = ""
+    body = text
+    match = NOTICE.search(text)
+    while match:
+        notices = text[match.start() :] + notices
+        body = body[: match.start()]
+        match = NOTICE.search(body)
+    if body == "":
+        return ReadPage([], notices.strip())
+    raw_lines = body.split("\n")
+    if style == "none":
+        if len(raw_lines) > 1 and raw_lines[-1] == "":
+            raw_lines.pop()
+        return ReadPage(list(enumerate(raw_lines, start=first_line)), notices.strip())
+    pattern = NUMBERED[style]
+    lines = []
+    for raw in raw_lines:
+        found = pattern.match(raw)
+        if not found:
+            raise AssertionError(
+                f"a read output line does not carry a {style}-style line number: {raw!r:.120}"
+            )
+        lines.append((int(found.group(1)), found.group(2)))
+    return ReadPage(lines, notices.strip())
+
+
+def continuation_offset(result: ToolResult) -> int | None:
+    value = result.details.get("next_offset")
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if result.details.get("has_more") is False:
+        return None
+    found = OFFSET_HINT.findall(result.text[-400:])
+    return int(found[-1]) if found else None

@@ -1,48 +1,80 @@
 """The canonical contract between the kit and an implementation.
 
 Everything here is plain data that survives a JSON round trip, so an in-process adapter and a
-stdio adapter carry exactly the same values. Nothing in this module imports pytest.
+stdio adapter carry exactly the same values: ``wire_value`` is the one normalisation every
+adapter applies to calls and answers. Nothing in this module imports pytest.
 """
 
 from __future__ import annotations
 
 import base64
+import difflib
+import json
+import math
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-PROTOCOL = "agenttools/1"
-SPEC_VERSION = "0.1"
+if TYPE_CHECKING:
+    from .observations import Observation
 
-#: Canonical tool names and the argument names each one accepts (the Claude Code dialect).
-TOOL_ARGUMENTS: Mapping[str, frozenset[str]] = {
-    "read": frozenset({"path", "offset", "limit", "pages"}),
-    "write": frozenset({"path", "content"}),
-    "edit": frozenset({"file_path", "old_string", "new_string", "replace_all", "edits"}),
-    "grep": frozenset(
-        {
-            "pattern",
-            "path",
-            "glob",
-            "output_mode",
-            "literal",
-            "ignore_case",
-            "context",
-            "offset",
-            "limit",
-        }
-    ),
-    "glob": frozenset({"pattern", "path", "include_ignored", "sort", "offset", "limit"}),
-    "bash": frozenset({"command", "timeout", "run_in_background"}),
-    "task_output": frozenset({"task_id", "block", "timeout"}),
-}
-TOOLS: frozenset[str] = frozenset(TOOL_ARGUMENTS)
+PROTOCOL = "agenttools/2"
+SPEC_VERSION = "0.2"
 
+#: Canonical tool names (the Claude Code dialect); docs/spec.md lists their arguments.
+TOOLS: frozenset[str] = frozenset({"read", "write", "edit", "grep", "glob", "bash", "task_output"})
 LINE_NUMBER_STYLES = frozenset({"arrow", "tab", "none"})
+GLOB_DIALECTS = frozenset({"gitignore", "bash", "minimatch"})
+MANIFEST_KEYS = frozenset(
+    {"name", "version", "protocol", "spec_version", "tools", "features", "output", "limits"}
+    | {"settings", "dialect"}
+)
+OUTPUT_KEYS = frozenset({"line_numbers", "profile"})
+DIALECT_KEYS = frozenset({"arguments", "offset_base", "glob"})
+#: the base of each paging tool's own offsets when the dialect does not say otherwise
+DEFAULT_OFFSET_BASE: Mapping[str, int] = {"read": 1, "grep": 0, "glob": 0}
+#: a limit name that starts with this is the implementation's own and is not validated
+PRIVATE_PREFIX = "x-"
 
 
 class ContractViolation(Exception):
     """An implementation answered with something the contract does not allow."""
+
+
+def wire_value(value: Any, *, what: str = "value") -> Any:
+    """``value`` as it arrives after one trip through JSON: tuples become lists, keys strings.
+
+    NaN and infinities are not JSON; refusing them here keeps every adapter to what the wire
+    can carry (a strict JSON parser in Node or Go rejects the whole line). Strings with lone
+    surrogates survive (JSON escapes them).
+    """
+    try:
+        return json.loads(json.dumps(value, allow_nan=False))
+    except ValueError as exc:
+        raise ContractViolation(f"{what} is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ContractViolation(f"{what} is nested too deeply to carry as JSON") from None
+    except TypeError as exc:
+        raise ContractViolation(f"{what} is not JSON data ({exc})") from None
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxtuple = 4, 10, 10, 10
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 80
+
+
+def _short(value: Any, width: int = 60) -> str:
+    """``repr(value)`` cut to ``width`` characters, never rendering a huge or deeply nested
+    value whole."""
+    if isinstance(value, str):
+        text = repr(value[:width])
+    else:
+        try:
+            text = _REPR.repr(value)
+        except (ValueError, RecursionError):  # an int too long to render
+            text = f"<{type(value).__name__}>"
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -50,38 +82,44 @@ class ToolCall:
     """One tool invocation: what the kit asks, in canonical names."""
 
     tool: str
-    arguments: Mapping[str, Any]
+    arguments: Any
     cwd: str
     env: Mapping[str, str] | None = None
 
     def to_wire(self) -> dict[str, Any]:
-        wire: dict[str, Any] = {
-            "tool": self.tool,
-            "arguments": dict(self.arguments),
-            "cwd": self.cwd,
-        }
+        """The ``call`` params, normalised as JSON would carry them."""
+        wire: dict[str, Any] = {"tool": self.tool, "arguments": self.arguments, "cwd": self.cwd}
         if self.env is not None:
             wire["env"] = dict(self.env)
-        return wire
+        normal: dict[str, Any] = wire_value(wire, what=f"the arguments of {self.describe()}")
+        return normal
 
     def describe(self) -> str:
-        """A one-line rendering for error messages, long values shortened."""
-        parts = []
-        for key, value in self.arguments.items():
-            text = repr(value)
-            if len(text) > 60:
-                text = text[:57] + "..."
-            parts.append(f"{key}={text}")
-        return f"{self.tool}({', '.join(parts)})"
+        """A one-line rendering for error messages, long values shortened (and bounded however
+        long or deeply nested a value is)."""
+        tool = _short(self.tool) if not isinstance(self.tool, str) else self.tool
+        tool = tool if len(tool) <= 60 else tool[:57] + "..."
+        if not isinstance(self.arguments, Mapping):
+            return f"{tool}(<arguments {_short(self.arguments)}>)"
+        parts = [
+            f"{key if isinstance(key, str) and len(key) <= 30 else _short(key, 30)}={_short(v)}"
+            for key, v in self.arguments.items()
+        ]
+        return f"{tool}({', '.join(parts)})"
 
 
 @dataclass(frozen=True)
 class ToolResult:
-    """An MCP-shaped result. Errors are results with ``is_error`` set, never exceptions."""
+    """An MCP-shaped result. Errors are results with ``is_error`` set, never exceptions.
+
+    ``call`` is the call that produced it (set by the client), so that the ``observation``
+    can be parsed for the right tool and every failure message can show the call.
+    """
 
     content: tuple[Mapping[str, Any], ...]
     is_error: bool = False
     details: Mapping[str, Any] = field(default_factory=dict)
+    call: ToolCall | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:
@@ -96,6 +134,30 @@ class ToolResult:
             for b in self.content
             if b.get("type") == "image"
         ]
+
+    @property
+    def has_observation(self) -> bool:
+        return isinstance(self.details.get("observation"), Mapping)
+
+    @property
+    def observation(self) -> Observation:
+        """``details.observation``, parsed for the call's tool; ContractViolation if absent."""
+        from .observations import parse_observation
+
+        tool = self.call.tool if self.call else "?"
+        where = self.call.describe() if self.call else "this result"
+        raw = self.details.get("observation")
+        if raw is None:
+            state = "error" if self.is_error else "success"
+            raise ContractViolation(
+                f"the {state} result of {where} carries no details.observation; "
+                f"{PROTOCOL} requires one (docs/adapter-protocol.md, Observations). "
+                f"Text: {self.text[:300]!r}"
+            )
+        return parse_observation(tool, raw, where=f"details.observation of {where}")
+
+    def with_call(self, call: ToolCall) -> ToolResult:
+        return ToolResult(self.content, self.is_error, self.details, call)
 
     def to_wire(self) -> dict[str, Any]:
         return {
@@ -142,8 +204,29 @@ class ToolResult:
 
 
 @dataclass(frozen=True)
+class Limit:
+    """A declared limit: its value in ``unit`` (``bytes``, ``chars``, ``lines`` ...)."""
+
+    name: str
+    value: int | float
+    unit: str
+
+    def to_wire(self, default_unit: str) -> Any:
+        if self.unit == default_unit:
+            return self.value
+        return {"value": self.value, "unit": self.unit}
+
+
+@dataclass(frozen=True)
 class Manifest:
-    """What an implementation declares about itself; the suite tests against these values."""
+    """What an implementation declares about itself; the suite tests against these values.
+
+    ``dialect`` holds where correct tools legitimately differ: ``arguments`` (the
+    implementation's own name for a canonical argument, ``"read.offset" = "start_line"``, used
+    when judging whether an error names the argument), ``offset_base`` (per tool, the number
+    its own text gives the first line or result: read 1, grep and glob 0 by default) and
+    ``glob`` (the pattern dialect: gitignore, bash or minimatch).
+    """
 
     name: str
     version: str
@@ -152,8 +235,9 @@ class Manifest:
     tools: frozenset[str] = frozenset()
     features: frozenset[str] = frozenset()
     output: Mapping[str, Any] = field(default_factory=dict)
-    limits: Mapping[str, Any] = field(default_factory=dict)
+    limits: Mapping[str, Limit] = field(default_factory=dict)
     settings: frozenset[str] = frozenset()
+    dialect: Mapping[str, Any] = field(default_factory=dict)
 
     def has_tool(self, tool: str) -> bool:
         return tool in self.tools
@@ -161,15 +245,22 @@ class Manifest:
     def has_feature(self, feature: str) -> bool:
         return feature in self.features
 
-    def limit(self, name: str) -> Any:
-        """The declared value of a limit; KeyError names what is missing."""
-        try:
-            return self.limits[name]
-        except KeyError:
-            raise KeyError(
-                f"the manifest of {self.name!r} declares no limit {name!r} "
-                f"(declared: {', '.join(sorted(self.limits)) or 'none'})"
-            ) from None
+    def limit(self, name: str) -> Limit | None:
+        """The declared limit, or None: the suite then probes it with hostile input."""
+        return self.limits.get(name)
+
+    def argument_name(self, tool: str, canonical: str) -> str:
+        """What the implementation calls a canonical argument (in its texts and schema)."""
+        names = self.dialect.get("arguments", {})
+        return str(names.get(f"{tool}.{canonical}", canonical))
+
+    def offset_base(self, tool: str) -> int:
+        bases = self.dialect.get("offset_base", {})
+        return int(bases.get(tool, DEFAULT_OFFSET_BASE.get(tool, 1)))
+
+    @property
+    def glob_dialect(self) -> str:
+        return str(self.dialect.get("glob", "gitignore"))
 
     @property
     def line_numbers(self) -> str:
@@ -181,6 +272,9 @@ class Manifest:
         return str(profile) if profile else None
 
     def to_wire(self) -> dict[str, Any]:
+        from .clauses import load
+
+        registry = load().limits
         return {
             "name": self.name,
             "version": self.version,
@@ -189,15 +283,28 @@ class Manifest:
             "tools": sorted(self.tools),
             "features": sorted(self.features),
             "output": dict(self.output),
-            "limits": dict(self.limits),
+            "limits": {
+                name: limit.to_wire(registry[name].units[0] if name in registry else limit.unit)
+                for name, limit in self.limits.items()
+            },
             "settings": sorted(self.settings),
+            "dialect": wire_value(self.dialect),
         }
 
     @classmethod
     def from_wire(cls, value: Any, *, source: str = "initialize") -> Manifest:
-        """Build a manifest from JSON or TOML data; ContractViolation names the bad field."""
+        """Build a manifest from JSON or TOML data.
+
+        Unknown keys, feature or limit names, and values of the wrong type are errors that
+        name the key and suggest the nearest known name: a typo must not silently skip or
+        mis-size a clause.
+        """
+        from .clauses import load
+
+        spec = load()
         if not isinstance(value, Mapping):
             raise ContractViolation(f"{source}: the manifest must be an object")
+        _known_keys(source, "manifest", value, MANIFEST_KEYS)
 
         def names(key: str) -> frozenset[str]:
             raw = value.get(key, [])
@@ -208,7 +315,7 @@ class Manifest:
         def table(key: str) -> Mapping[str, Any]:
             raw = value.get(key, {})
             if not isinstance(raw, Mapping):
-                raise ContractViolation(f"{source}: manifest.{key} must be an object")
+                raise ContractViolation(f"{source}: manifest.{key} must be a table (object)")
             return dict(raw)
 
         name = value.get("name")
@@ -221,31 +328,159 @@ class Manifest:
                 f"{source}: manifest.tools names unknown tools {sorted(unknown)}; "
                 f"canonical tools are {sorted(TOOLS)}"
             )
+        features = names("features")
+        for feature in sorted(features):
+            if feature not in spec.features:
+                raise ContractViolation(
+                    f"{source}: manifest.features names unknown feature {feature!r}"
+                    f"{_suggest(feature, spec.features)}; the known features are listed in "
+                    "docs/spec.md, Manifest names"
+                )
         output = table("output")
+        _known_keys(source, "manifest.output", output, OUTPUT_KEYS)
         style = output.get("line_numbers", "none")
         if style not in LINE_NUMBER_STYLES:
             raise ContractViolation(
                 f"{source}: manifest.output.line_numbers must be one of "
                 f"{sorted(LINE_NUMBER_STYLES)}, got {style!r}"
             )
+        limits = _limits(source, table("limits"))
+        settings = names("settings")
+        for setting in sorted(settings):
+            if setting not in spec.limits and not setting.startswith(PRIVATE_PREFIX):
+                raise ContractViolation(
+                    f"{source}: manifest.settings names {setting!r}, which is not a known limit"
+                    f"{_suggest(setting, spec.limits)}; settings are limit names that configure "
+                    "may change"
+                )
+        dialect = _dialect(source, table("dialect"))
+        protocol = str(value.get("protocol", PROTOCOL))
         return cls(
             name=name,
             version=str(value.get("version", "unknown")),
-            protocol=str(value.get("protocol", PROTOCOL)),
+            protocol=protocol,
             spec_version=str(value.get("spec_version", SPEC_VERSION)),
             tools=tools,
-            features=names("features"),
+            features=features,
             output=output,
-            limits=table("limits"),
-            settings=names("settings"),
+            limits=limits,
+            settings=settings,
+            dialect=dialect,
         )
 
     def merged_with(self, override: Mapping[str, Any]) -> Manifest:
-        """Apply a manifest file on top of what the implementation said (file wins per key)."""
+        """Apply a manifest file on top of what the implementation said (file wins per key;
+        ``output``, ``limits`` and ``dialect`` merge key by key)."""
         base = self.to_wire()
         for key, value in override.items():
-            if key in ("output", "limits") and isinstance(value, Mapping):
+            if key in ("output", "limits", "dialect") and isinstance(value, Mapping):
                 base[key] = {**base[key], **value}
             else:
                 base[key] = value
         return Manifest.from_wire(base, source="manifest file")
+
+
+def merge_manifest(answer: Any, override: Mapping[str, Any] | None, *, source: str) -> Manifest:
+    """The manifest of an ``initialize`` answer, with a manifest file laid over it.
+
+    Every adapter kind ends its start-up here, so a manifest means the same thing however the
+    implementation is reached. Raises ContractViolation when neither gives a manifest.
+    """
+    raw = answer.get("manifest") if isinstance(answer, Mapping) else None
+    if isinstance(raw, Mapping):
+        manifest = Manifest.from_wire(raw, source=source)
+        return manifest.merged_with(override) if override else manifest
+    if override:
+        return Manifest.from_wire(override, source="manifest file")
+    raise ContractViolation(
+        f"{source}: initialize returned no manifest and no --agenttools-manifest file was "
+        "given; declare the tools, features and limits one way or the other"
+    )
+
+
+def _known_keys(source: str, where: str, table: Mapping[str, Any], known: frozenset[str]) -> None:
+    for key in table:
+        if key not in known:
+            raise ContractViolation(
+                f"{source}: {where} has unknown key {key!r}{_suggest(key, known)}; "
+                f"known keys: {', '.join(sorted(known))}"
+            )
+
+
+def _suggest(name: str, known: Any) -> str:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    return f" (did you mean {close[0]!r}?)" if close else ""
+
+
+def _limits(source: str, raw: Mapping[str, Any]) -> dict[str, Limit]:
+    from .clauses import load
+
+    registry = load().limits
+    out: dict[str, Limit] = {}
+    for name, declared in raw.items():
+        if isinstance(declared, Mapping) and name not in registry and "." not in name:
+            # `read.max_lines = 1000` unquoted under [limits] is a nested TOML table
+            raise ContractViolation(
+                f"{source}: manifest.limits.{name} is a table; quote dotted limit names in TOML "
+                f'(`"{name}.{next(iter(declared), "...")}" = ...`)'
+            )
+        spec = registry.get(name)
+        if spec is None and not name.startswith(PRIVATE_PREFIX):
+            raise ContractViolation(
+                f"{source}: manifest.limits names unknown limit {name!r}"
+                f"{_suggest(name, registry)}; the known limits are listed in docs/spec.md, "
+                f"Manifest names (prefix your own with {PRIVATE_PREFIX!r})"
+            )
+        units = spec.units if spec else ("count",)
+        value, unit = declared, units[0]
+        if isinstance(declared, Mapping):
+            extra = set(declared) - {"value", "unit"}
+            if extra:
+                raise ContractViolation(
+                    f"{source}: manifest.limits.{name} has unknown keys {sorted(extra)}; "
+                    'use {value = N, unit = "..."}'
+                )
+            value, unit = declared.get("value"), declared.get("unit", units[0])
+        if (
+            not isinstance(value, int | float)
+            or isinstance(value, bool)
+            or not math.isfinite(value)
+        ):
+            raise ContractViolation(
+                f"{source}: manifest.limits.{name} must be a finite number, got {value!r}"
+            )
+        if value < 0:
+            raise ContractViolation(f"{source}: manifest.limits.{name} must be >= 0, got {value}")
+        if unit not in units:
+            raise ContractViolation(
+                f"{source}: manifest.limits.{name} unit {unit!r} is not one of {list(units)}"
+            )
+        out[name] = Limit(name, value, str(unit))
+    return out
+
+
+def _dialect(source: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+    _known_keys(source, "manifest.dialect", raw, DIALECT_KEYS)
+    arguments = raw.get("arguments", {})
+    if not isinstance(arguments, Mapping) or not all(
+        isinstance(k, str) and "." in k and isinstance(v, str) and v for k, v in arguments.items()
+    ):
+        raise ContractViolation(
+            f"{source}: manifest.dialect.arguments maps quoted canonical names to the "
+            'implementation\'s own, e.g. {"read.offset" = "start_line"}'
+        )
+    bases = raw.get("offset_base", {})
+    if not isinstance(bases, Mapping) or not all(
+        k in DEFAULT_OFFSET_BASE and v in (0, 1) and not isinstance(v, bool)
+        for k, v in bases.items()
+    ):
+        raise ContractViolation(
+            f"{source}: manifest.dialect.offset_base maps read, grep or glob to 0 or 1, "
+            f"got {bases!r}"
+        )
+    glob = raw.get("glob", "gitignore")
+    if glob not in GLOB_DIALECTS:
+        raise ContractViolation(
+            f"{source}: manifest.dialect.glob must be one of {sorted(GLOB_DIALECTS)}, got {glob!r}"
+        )
+    return {"arguments": dict(arguments), "offset_base": dict(bases), "glob": glob}

@@ -106,14 +106,13 @@ class Expectations:
         self.outcomes: dict[str, list[str]] = {}
 
     def apply(self, items: Iterable[pytest.Item]) -> None:
-        from .clauses import load
+        from .selection import clause_info
 
-        spec = load().by_id()
         for item in items:
-            clause_id = markers.clause_of(item)
-            clause = spec.get(clause_id or "")
-            tool = clause.tool if clause else None
-            tags = frozenset({*clause.features, *clause.tags} if clause else ())
+            info = clause_info(item)
+            clause_id = info.clause.id if info else markers.clause_of(item)
+            tool = info.tool if info else None
+            tags = info.tags if info else frozenset()
             for entry in self.entries:
                 if not matches(entry.id, item.nodeid, clause_id, tool, tags):
                     continue

@@ -15,6 +15,12 @@ import pytest
 pytest.register_assert_rewrite("pytest_agenttools")
 
 PLUGIN_MODULES = ("pytest_agenttools.session", "pytest_agenttools.snapshots")
+#: adapter kinds register through the kit's own hook, as an outside plugin would
+ADAPTER_KINDS = (
+    "pytest_agenttools.adapters.mcp",
+    "pytest_agenttools.adapters.stdio",
+    "pytest_agenttools.adapters.inprocess",
+)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -33,8 +39,13 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
 # by path loads its conftest before this hook runs, and pluggy calls later plugins first.
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    import importlib
+
     for name in PLUGIN_MODULES:
         config.pluginmanager.import_plugin(name)
+    for name in ADAPTER_KINDS:
+        if not config.pluginmanager.has_plugin(name):
+            config.pluginmanager.register(importlib.import_module(name), name)
     from . import markers
     from .options import read_settings
     from .report import ReportPlugin

@@ -1,8 +1,12 @@
-"""Results as data first (clause x outcome), rendered second (JSON file, terminal lines).
+"""Results as data first (clause x outcome, per conformance level), rendered second.
 
 Reports arrive through ``pytest_runtest_logreport``, which also runs on the xdist controller,
 so the JSON report is complete under ``-n auto``. Each report carries the test's clause in its
 ``user_properties``; the implementation's identity comes from the workers' ``workeroutput``.
+
+A clause passes when its tests ran and passed. A test skipped for any reason is *not run*, never
+a pass: a MUST clause whose tests did not run is counted as not run in its conformance level
+(``core``, or the optional feature it belongs to), with the reason.
 """
 
 from __future__ import annotations
@@ -15,11 +19,15 @@ from typing import Any
 
 import pytest
 
+from .clauses import CORE, Spec
 from .expectations import PROPERTY as EXPECTATION_PROPERTY
 from .expectations import short_nodeid
+from .selection import CLAUSE_PROPERTY
 
-CLAUSE_PROPERTY = "agenttools_clause"
+REPORT_FORMAT = "agenttools-report/2"
 OUTCOMES = ("passed", "failed", "skipped", "xfailed", "xpassed", "error")
+#: one verdict per clause; the counts of a level use these names
+VERDICTS = ("passed", "failed", "expected", "not_run")
 MESSAGE_CHARS = 4000
 
 
@@ -55,12 +63,27 @@ def _message(report: pytest.TestReport) -> str:
     return text[-MESSAGE_CHARS:]
 
 
-def clause_outcome(outcomes: list[str]) -> str:
-    """One verdict per clause: a failure wins, then an expected failure, then pass, then skip."""
-    for verdict in ("failed", "error", "xfailed", "xpassed", "passed"):
+def clause_verdict(outcomes: list[str]) -> str:
+    """One verdict per clause from its tests' outcomes (expectation skips count as xfailed).
+
+    A failure wins, then an unexpected pass of an expected failure, then an expected failure,
+    then a pass; a clause none of whose tests ran is ``skipped`` (not run).
+    """
+    for verdict in ("failed", "error", "xpassed", "xfailed", "passed"):
         if verdict in outcomes:
             return verdict
     return "skipped"
+
+
+def level_verdict(verdict: str) -> str:
+    """The clause verdict as one of VERDICTS (an unexpected pass is a pass)."""
+    return {
+        "passed": "passed",
+        "xpassed": "passed",
+        "failed": "failed",
+        "error": "failed",
+        "xfailed": "expected",
+    }.get(verdict, "not_run")
 
 
 @dataclass
@@ -98,34 +121,107 @@ class ConformanceReport:
         counts = Counter(r.outcome for r in self.tests.values())
         return {name: counts.get(name, 0) for name in OUTCOMES}
 
+    def _by_clause(self) -> dict[str, list[TestRecord]]:
+        grouped: dict[str, list[TestRecord]] = {}
+        for record in self.tests.values():
+            if record.clause:
+                grouped.setdefault(record.clause, []).append(record)
+        return grouped
+
     def clauses(self) -> dict[str, str]:
         """One verdict per clause. A test skipped by an expectations entry is a known failure
         that was not run, so it counts as an expected failure, never as a pass."""
-        grouped: dict[str, list[str]] = {}
-        for record in self.tests.values():
-            if record.clause:
+        out = {}
+        for cid, records in sorted(self._by_clause().items()):
+            outcomes = []
+            for record in records:
                 outcome = record.outcome
                 if outcome == "skipped" and (record.expectation or "").startswith("skip:"):
                     outcome = "xfailed"
-                grouped.setdefault(record.clause, []).append(outcome)
-        return {cid: clause_outcome(outs) for cid, outs in sorted(grouped.items())}
+                outcomes.append(outcome)
+            out[cid] = clause_verdict(outcomes)
+        return out
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "format": "agenttools-report/1",
+    def not_run_reasons(self) -> dict[str, str]:
+        """For each clause that did not run, why (the skip message of its first test)."""
+        verdicts = self.clauses()
+        reasons = {}
+        for cid, records in self._by_clause().items():
+            if verdicts.get(cid) == "skipped":
+                reasons[cid] = next((r.message for r in records if r.message), "skipped")
+        return reasons
+
+    def levels(self, spec: Spec) -> dict[str, Any]:
+        """Per conformance level (core, then each feature) and requirement level (MUST,
+        SHOULD): how many clauses passed, failed, failed as expected, and did not run."""
+        verdicts = self.clauses()
+        declared = set((self.implementation.get("manifest") or {}).get("features", []))
+        tools = set((self.implementation.get("manifest") or {}).get("tools", []))
+        levels: dict[str, Any] = {}
+        for clause in spec.active():
+            undeclared = tools and clause.tool not in tools and not clause.for_every_implementation
+            if clause.id not in verdicts or undeclared:
+                continue  # a tool the implementation does not have is not part of its levels
+            name = clause.conformance_level
+            entry = levels.setdefault(
+                name,
+                {
+                    "declared": name == CORE or all(f in declared for f in clause.features),
+                    "MUST": dict.fromkeys(VERDICTS, 0),
+                    "SHOULD": dict.fromkeys(VERDICTS, 0),
+                },
+            )
+            entry[clause.level][level_verdict(verdicts[clause.id])] += 1
+        ordered = {CORE: levels.pop(CORE)} if CORE in levels else {}
+        ordered.update(sorted(levels.items()))
+        return ordered
+
+    def to_json(self, spec: Spec | None = None) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "format": REPORT_FORMAT,
             "implementation": self.implementation,
             "summary": self.summary(),
             "duration": round(time.time() - self.started, 3),
             "clauses": self.clauses(),
+            "not_run": self.not_run_reasons(),
             "expectations": self.expectations,
             "problems": self.problems,
             "tests": [r.to_json() for r in sorted(self.tests.values(), key=lambda r: r.nodeid)],
         }
+        if spec is not None:
+            data["levels"] = self.levels(spec)
+        return data
 
-    def write(self, path: str) -> None:
+    def write(self, path: str, spec: Spec | None = None) -> None:
         with open(path, "w", encoding="utf-8") as handle:
-            json.dump(self.to_json(), handle, indent=2, ensure_ascii=False)
+            json.dump(self.to_json(spec), handle, indent=2, ensure_ascii=False)
             handle.write("\n")
+
+
+def level_lines(levels: dict[str, Any]) -> list[str]:
+    """One line per conformance level: MUST and SHOULD passed, failed, expected, not run."""
+    lines = []
+    for name, entry in levels.items():
+        parts = []
+        for requirement in ("MUST", "SHOULD"):
+            counts = entry[requirement]
+            total = sum(counts.values())
+            if not total:
+                continue
+            shown = [f"{counts['passed']}/{total} passed"]
+            shown += [
+                f"{counts[k]} {label}"
+                for k, label in (
+                    ("failed", "failed"),
+                    ("expected", "expected failures"),
+                    ("not_run", "not run"),
+                )
+                if counts[k]
+            ]
+            parts.append(f"{requirement} " + ", ".join(shown))
+        state = "" if entry["declared"] else " (not declared)"
+        lines.append(f"{name}{state}: " + "; ".join(parts))
+    return lines
 
 
 class ReportPlugin:
@@ -146,19 +242,13 @@ class ReportPlugin:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
-        from . import markers
-
-        for item in items:
-            clause_id = markers.clause_of(item)
-            if clause_id:
-                item.user_properties.append((CLAUSE_PROPERTY, clause_id))
         if self.expectations is not None:
             self.expectations.apply(items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.report.add(report)
 
-    @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown where xdist is absent
+    @pytest.hookimpl(optionalhook=True)
     def pytest_testnodedown(self, node: Any, error: Any) -> None:
         output = getattr(node, "workeroutput", {}) or {}
         if output.get("agenttools_implementation") and not self.report.implementation:
@@ -166,6 +256,9 @@ class ReportPlugin:
         if "agenttools_matched" in output:
             matched = set(output["agenttools_matched"])
             self.worker_matched = matched | (self.worker_matched or set())
+
+    def _ran_conformance(self) -> bool:
+        return any(r.clause for r in self.report.tests.values())
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -194,11 +287,21 @@ class ReportPlugin:
             if self.report.problems and self.expectations.strict and session.exitstatus == 0:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.path:
-            self.report.write(self.path)
+            from .selection import spec_of
+
+            self.report.write(self.path, spec_of(self.config))
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self._is_worker():
             return
+        if self._ran_conformance():
+            from .selection import spec_of
+
+            terminalreporter.section("agenttools conformance")
+            name = self.report.implementation.get("name", "?")
+            terminalreporter.write_line(f"implementation: {name}")
+            for line in level_lines(self.report.levels(spec_of(self.config))):
+                terminalreporter.write_line(line)
         if self.report.problems:
             strict = self.expectations is not None and self.expectations.strict
             terminalreporter.section("agenttools expectations", red=strict, yellow=not strict)

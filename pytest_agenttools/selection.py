@@ -1,20 +1,53 @@
-"""Choose part of the suite by tool and feature tag, and mark items so ``-m`` can do the same.
+"""Each test's clause, resolved once at collection; choosing part of the suite by tool and tag.
 
-Every conformance item gets its clause's tool and tags (manifest features and topic tags such as
-``bom`` or ``crlf``) as markers, so ``-m "edit and crlf"`` works; ``--agenttools-tools`` and
-``--agenttools-features`` deselect the rest, which is what ``agenttools run --tools/--features``
-passes on.
+The spec is loaded once per session (``spec_of``). Every conformance item gets a ``ClauseInfo``
+in its stash, its clause id in its ``user_properties`` (so the report on an xdist controller
+sees it), and its tool and tags (manifest features and topic tags such as ``bom``) as markers,
+so ``-m "edit and crlf"`` works. Session gating, expectations and the report read what this
+module stored; none of them looks a clause up again.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 import pytest
 
 from . import markers
+from .clauses import Clause, Spec
 
 SAFE = re.compile(r"[^A-Za-z0-9_]")
+CLAUSE_PROPERTY = "agenttools_clause"
+SPEC_KEY = pytest.StashKey["Spec"]()
+CLAUSE_KEY = pytest.StashKey["ClauseInfo"]()
+
+
+@dataclass(frozen=True)
+class ClauseInfo:
+    """What gating and reporting need to know about one test, worked out once."""
+
+    clause: Clause
+    features: tuple[str, ...]
+    tags: frozenset[str]
+
+    @property
+    def tool(self) -> str:
+        return self.clause.tool
+
+
+def spec_of(config: pytest.Config) -> Spec:
+    """The spec, parsed at most once per session."""
+    spec = config.stash.get(SPEC_KEY, None)
+    if spec is None:
+        from .clauses import load
+
+        spec = config.stash[SPEC_KEY] = load()
+    return spec
+
+
+def clause_info(item: pytest.Item) -> ClauseInfo | None:
+    return item.stash.get(CLAUSE_KEY, None)
 
 
 def marker_name(tag: str) -> str:
@@ -45,19 +78,21 @@ class Selection:
     def pytest_collection_modifyitems(
         self, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
-        if not any(markers.clause_of(item) for item in items):
+        marked = [(item, markers.clause_of(item)) for item in items]
+        if not any(ident for _, ident in marked):
             return
-        from .clauses import load
-
-        spec = load().by_id()
+        spec = spec_of(config).by_id()
         keep: list[pytest.Item] = []
         drop: list[pytest.Item] = []
-        for item in items:
-            clause = spec.get(markers.clause_of(item) or "")
+        for item, ident in marked:
+            clause = spec.get(ident or "")
             if clause is None:
                 keep.append(item)
                 continue
-            tags = {*clause.features, *clause.tags, *markers.features_of(item)}
+            features = tuple(dict.fromkeys((*clause.features, *markers.features_of(item))))
+            tags = frozenset({*features, *clause.tags})
+            item.stash[CLAUSE_KEY] = ClauseInfo(clause, features, tags)
+            item.user_properties.append((CLAUSE_PROPERTY, clause.id))
             for name in {clause.tool, *tags}:
                 self._register(marker_name(name))
                 item.add_marker(marker_name(name))

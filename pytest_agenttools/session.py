@@ -1,9 +1,10 @@
 """The run's one link to the implementation: started on first use, shared by a worker's tests.
 
 Registered as a plugin by ``plugin.py``. It owns the fixtures (``agenttools_workspace``,
-``agenttools_client``, ``agenttools_manifest``), skips tests whose tool or feature the
-implementation does not declare, and builds the adapter through the
-``pytest_agenttools_make_adapter`` hook.
+``agenttools_client``, ``agenttools_manifest``), decides which tests do not run (a tool the
+implementation does not have, an optional feature it does not declare, a golden of another
+output profile, a slow clause without ``--agenttools-slow``; never an undeclared limit), and
+builds the adapter through the ``pytest_agenttools_make_adapter`` hook.
 """
 
 from __future__ import annotations
@@ -11,16 +12,22 @@ from __future__ import annotations
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from . import markers
 from .options import Settings
+from .selection import clause_info
 from .workspace import Workspace, make_workspace, remove_workspace
 
-REFERENCE_FACTORY = "pytest_agenttools.reference_impl:create"
+if TYPE_CHECKING:
+    from .adapters.base import Adapter
+    from .client import ToolClient
+    from .contract import Manifest
+
 SESSION_KEY = pytest.StashKey["AgentToolsSession"]()
+NOT_RUN = "not run: "
 
 
 def load_manifest_file(path: str) -> dict[str, Any]:
@@ -43,19 +50,19 @@ class AgentToolsSession:
         self.manifest_override = (
             load_manifest_file(settings.manifest) if settings.manifest else None
         )
-        self._adapter: Any = None
-        self._manifest: Any = None
+        self._adapter: Adapter | None = None
+        self._manifest: Manifest | None = None
         self._failure: str | None = None
 
     @property
     def started(self) -> bool:
         return self._manifest is not None
 
-    def ensure_started(self) -> None:
+    def ensure_started(self) -> tuple[Adapter, Manifest]:
         if self._failure:
             pytest.fail(self._failure, pytrace=False)
-        if self._manifest is not None:
-            return
+        if self._adapter is not None and self._manifest is not None:
+            return self._adapter, self._manifest
         from .adapters.base import AdapterError
         from .contract import ContractViolation
 
@@ -76,19 +83,18 @@ class AgentToolsSession:
             self._failure = f"agenttools: the implementation could not be started: {exc}"
             pytest.fail(self._failure, pytrace=False)
         self._adapter, self._manifest = adapter, manifest
+        return adapter, manifest
 
     @property
-    def adapter(self) -> Any:
-        self.ensure_started()
-        return self._adapter
+    def adapter(self) -> Adapter:
+        return self.ensure_started()[0]
 
     @property
-    def manifest(self) -> Any:
-        self.ensure_started()
-        return self._manifest
+    def manifest(self) -> Manifest:
+        return self.ensure_started()[1]
 
     def describe(self) -> dict[str, Any]:
-        if self._manifest is None:
+        if self._manifest is None or self._adapter is None:
             return {}
         return {
             "name": self._manifest.name,
@@ -108,58 +114,42 @@ def get_session(config: pytest.Config) -> AgentToolsSession:
     return config.stash[SESSION_KEY]
 
 
-@pytest.hookimpl(trylast=True)
-def pytest_agenttools_make_adapter(config: pytest.Config, settings: dict[str, Any]) -> Any:
-    if settings.get("mcp"):
-        from .adapters.mcp import McpAdapter
-
-        return McpAdapter(
-            settings["mcp"],
-            settings["mcp_mapping"],
-            settings["manifest"],
-            settings["call_timeout"],
-        )
-    if settings["cmd"]:
-        from .adapters.stdio import StdioAdapter
-
-        return StdioAdapter(settings["cmd"], settings["manifest"], settings["call_timeout"])
-    from .adapters.inprocess import InProcessAdapter
-
-    return InProcessAdapter(settings["impl"] or REFERENCE_FACTORY, settings["manifest"])
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    clause_id = markers.clause_of(item)
-    features = markers.features_of(item)
+    info = clause_info(item)
     profile = item.get_closest_marker(markers.PROFILE)
-    if clause_id is None and not features and profile is None:
+    features = info.features if info else tuple(markers.features_of(item))
+    if info is None and not features and profile is None:
         return
     session = get_session(item.config)
     if item.get_closest_marker(markers.SLOW) and not session.settings.slow:
-        pytest.skip("slow clause; run with --agenttools-slow")
+        pytest.skip(f"{NOT_RUN}slow clause; run with --agenttools-slow")
     manifest = session.manifest
-    if clause_id is not None:
-        from .clauses import load
-
-        clause = load().by_id().get(clause_id)
-        if clause is not None:
-            if not manifest.has_tool(clause.tool):
-                pytest.skip(f"tool {clause.tool} not declared by {manifest.name}")
-            features = [*clause.features, *features]
+    clause = info.clause if info is not None else None
+    tool_wide = clause is not None and not clause.for_every_implementation
+    if clause is not None and tool_wide and not manifest.has_tool(clause.tool):
+        pytest.skip(f"{NOT_RUN}tool {clause.tool} not declared by {manifest.name}")
+    if clause is not None and clause.transports:
+        adapter = session.adapter
+        transport = getattr(adapter, "transport", None)
+        if transport not in clause.transports:
+            pytest.skip(
+                f"{NOT_RUN}judges what only the {' or '.join(clause.transports)} transport "
+                f"carries; {adapter.describe()} speaks {transport or 'another transport'}"
+            )
     for name in features:
         if not manifest.has_feature(name):
-            pytest.skip(f"feature {name} not declared by {manifest.name}")
+            pytest.skip(f"{NOT_RUN}optional feature {name} not declared by {manifest.name}")
     if profile is not None and manifest.output_profile != profile.args[0]:
         pytest.skip(
-            f"golden output of profile {profile.args[0]}; {manifest.name} declares "
+            f"{NOT_RUN}golden output of profile {profile.args[0]}; {manifest.name} declares "
             f"{manifest.output_profile or 'no output profile'}"
         )
 
 
 @pytest.fixture(scope="session")
-def agenttools_manifest(pytestconfig: pytest.Config) -> Any:
-    """The implementation's manifest (tools, features, output facts, limits), started lazily."""
+def agenttools_manifest(pytestconfig: pytest.Config) -> Manifest:
+    """The implementation's manifest (tools, features, dialect, limits), started lazily."""
     return get_session(pytestconfig).manifest
 
 
@@ -176,12 +166,12 @@ def agenttools_workspace() -> Iterator[Workspace]:
 @pytest.fixture
 def agenttools_client(
     pytestconfig: pytest.Config, agenttools_workspace: Workspace
-) -> Iterator[Any]:
+) -> Iterator[ToolClient]:
     """A ToolClient bound to this test's workspace; settings it changed are restored after."""
     from .client import ToolClient
 
-    session = get_session(pytestconfig)
-    client = ToolClient(session.adapter, session.manifest, str(agenttools_workspace.root))
+    adapter, manifest = get_session(pytestconfig).ensure_started()
+    client = ToolClient(adapter, manifest, agenttools_workspace)
     try:
         yield client
     finally:

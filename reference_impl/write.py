@@ -16,7 +16,29 @@ from .arguments import Param, check
 from .context import CallContext
 from .results import ToolError, text_result
 
-FEATURES = ("write.atomic", "write.keep_bom", "write.keep_utf16le", "write.mkdirs", "write.patch")
+FEATURES = ("write.patch",)
+
+
+class WriteOps:
+    """How write touches the file system; a variant swaps this port, not the module."""
+
+    def inspect(self, target: str) -> os.stat_result:
+        """The stat of an existing target, refusing what cannot be written as a file."""
+        return fsport.guard_readable(target)
+
+    def read_head(self, target: str, size: int) -> bytes:
+        with open(target, "rb") as handle:
+            return handle.read(size)
+
+    def make_parents(self, target: str) -> None:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+
+    def replace(self, target: str, data: bytes, mode: int | None) -> None:
+        """WRITE-ATOMIC-01: readers see the old bytes or the new ones, never a mix."""
+        fsport.atomic_replace(target, data, mode)
+
+
+OPS = WriteOps()
 PARAMS = (Param("path", str, required=True), Param("content", str, required=True))
 HEAD_BYTES = 4096
 
@@ -50,11 +72,13 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     raw = paths.check_raw(args["path"])
     content: str = args["content"]
     path = paths.expand(raw, ctx.cwd, ctx.env)
-    with ctx.queue.hold(path) as target:
-        return _write_locked(path, target, content, ctx)
+    with ctx.queue.hold(path) as target:  # WRITE-QUEUE-01
+        return _write_locked(path, target, content, ctx, ctx.ops_for("write", OPS))
 
 
-def _write_locked(path: str, target: str, content: str, ctx: CallContext) -> dict[str, Any]:
+def _write_locked(
+    path: str, target: str, content: str, ctx: CallContext, ops: WriteOps
+) -> dict[str, Any]:
     if os.path.isdir(target):
         raise ToolError(
             "is_directory", f"{path} is a directory; write needs a file path inside it."
@@ -65,24 +89,23 @@ def _write_locked(path: str, target: str, content: str, ctx: CallContext) -> dic
     mode: int | None = None
     encoding = textcodec.UTF8
     if existing:
-        info = fsport.guard_readable(target)
+        info = ops.inspect(target)
         mode = stat.S_IMODE(info.st_mode)
         limit = ctx.limits["write.diff_max_old_bytes"]
         old_too_large = info.st_size > limit
         try:
-            with open(target, "rb") as handle:
-                old_bytes = handle.read(HEAD_BYTES if old_too_large else limit + 1)
+            old_bytes = ops.read_head(target, HEAD_BYTES if old_too_large else limit + 1)
         except PermissionError:
             raise ToolError(
                 "permission_denied",
                 f"Permission denied: cannot open {path}. Check its permissions.",
             ) from None
-        encoding = textcodec.detect_for_write(old_bytes)
+        encoding = textcodec.detect_for_write(old_bytes)  # WRITE-BOM-01, WRITE-ENC-01
     data = _encode(content, encoding)
     _check_parent(target)
     try:
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        fsport.atomic_replace(target, data, mode)
+        ops.make_parents(target)  # WRITE-MKDIR-01
+        ops.replace(target, data, mode)
     except PermissionError:
         raise ToolError(
             "permission_denied",
@@ -101,6 +124,12 @@ def _write_locked(path: str, target: str, content: str, ctx: CallContext) -> dic
         details["diff_omitted"] = "too_large"
     else:
         details.update(_change_details(old_bytes, path, existing, content, encoding, ctx))
+    details["observation"] = {
+        "path": path,
+        "bytes_written": len(data),  # WRITE-BYTES-01: the size on disk
+        "created": not existing,
+        "first_changed_line": details.get("firstChangedLine"),
+    }
     suffix = " (overwrote existing file)" if existing else ""
     return text_result(f"Successfully wrote {len(data)} bytes to {path}{suffix}", **details)
 

@@ -1,7 +1,9 @@
-"""What every adapter provides, and the errors that say the harness (not a tool) went wrong.
+"""What every adapter provides, the policy all of them share, and the harness's own errors.
 
-An adapter carries plain JSON-able data only, so the in-process and the stdio adapter are
-interchangeable and give the same outcomes for the same implementation.
+An adapter carries plain JSON data only: every call and every answer goes through
+``wire_value`` whatever the transport, so the in-process, stdio and MCP adapters give the same
+outcome for the same call by construction. The deadline of a call, the initialize handshake and
+the manifest merge are decided here once, not in each adapter.
 """
 
 from __future__ import annotations
@@ -9,7 +11,20 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
-from ..contract import Manifest, ToolCall, ToolResult
+from ..contract import (
+    PROTOCOL,
+    ContractViolation,
+    Manifest,
+    ToolCall,
+    ToolResult,
+    merge_manifest,
+    wire_value,
+)
+
+#: tools whose own ``timeout`` argument extends the time the kit waits for an answer
+TIMED_TOOLS = frozenset({"bash", "task_output"})
+#: the longest own timeout the kit adds to its deadline (a day); larger values are not waited for
+MAX_EXTRA_WAIT = 86_400.0
 
 
 class AdapterError(Exception):
@@ -39,15 +54,12 @@ class PendingCall(Protocol):
 
 
 @runtime_checkable
-class Requester(Protocol):
-    """An adapter that can send extra protocol methods (beyond the core four), optional."""
-
-    def request(self, method: str, params: Any = None) -> Any: ...
-
-
-@runtime_checkable
 class Adapter(Protocol):
-    """How the kit reaches an implementation. ``describe()`` names it in every error."""
+    """How the kit reaches an implementation. ``describe()`` names it in every error.
+
+    ``request`` sends an extra protocol method (``bash/analyze``); an adapter that cannot
+    raises ProtocolError with code -32601.
+    """
 
     def start(self) -> Manifest: ...
 
@@ -57,6 +69,61 @@ class Adapter(Protocol):
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult: ...
 
+    def request(self, method: str, params: Any = None) -> Any: ...
+
     def close(self) -> None: ...
 
     def describe(self) -> str: ...
+
+
+def deadline_for(call: ToolCall, call_timeout: float) -> float:
+    """How long to wait for ``call``: the kit's timeout, plus the call's own for timed tools.
+
+    A command asked to run for 30 s must be given 30 s more than a read; a timeout that is not
+    a sane positive number (the clause under test may send one on purpose) adds nothing.
+    """
+    arguments = call.arguments if isinstance(call.arguments, Mapping) else {}
+    extra = arguments.get("timeout") if call.tool in TIMED_TOOLS else None
+    if isinstance(extra, int | float) and not isinstance(extra, bool) and extra > 0:
+        # compared before any float(): an integer beyond the float range must not overflow
+        return call_timeout + float(min(extra, MAX_EXTRA_WAIT))
+    return call_timeout
+
+
+def manifest_from_initialize(
+    answer: Any, override: Mapping[str, Any] | None, *, describe: str
+) -> Manifest:
+    """Check the ``initialize`` answer (protocol version, manifest) and merge a manifest file.
+
+    Raises AdapterError naming the adapter; a ContractViolation in the manifest becomes one.
+    """
+    if answer is not None and not isinstance(answer, Mapping):
+        raise AdapterError(f"{describe}: initialize must return an object, got {answer!r:.200}")
+    protocol = answer.get("protocol") if isinstance(answer, Mapping) else None
+    if protocol is not None and protocol != PROTOCOL:
+        raise AdapterError(
+            f"{describe}: initialize answered protocol {protocol!r}; this kit speaks {PROTOCOL} "
+            "(results carry details.observation; docs/adapter-protocol.md, Observations)"
+        )
+    try:
+        return merge_manifest(answer, override, source=describe)
+    except ContractViolation as exc:
+        raise AdapterError(str(exc)) from exc
+
+
+def call_params(call: ToolCall, describe: str) -> dict[str, Any]:
+    """The ``call`` params as they go on the wire; a non-JSON argument is the kit's own bug."""
+    try:
+        return call.to_wire()
+    except ContractViolation as exc:
+        raise AdapterError(f"{describe}: cannot send {call.describe()}: {exc}") from exc
+
+
+def result_from_wire(raw: Any, call: ToolCall, describe: str) -> ToolResult:
+    """Validate an answer to ``call`` after its trip through JSON; AdapterError says what is off."""
+    try:
+        return ToolResult.from_wire(wire_value(raw, what="the result")).with_call(call)
+    except ContractViolation as exc:
+        raise AdapterError(
+            f"{describe}: {call.describe()} answered with an invalid result: {exc}"
+        ) from exc

@@ -1,22 +1,36 @@
 """Call a Python implementation in this process, on a thread per call.
 
-The factory (``package.module:callable``) returns an object with ``initialize()``,
+The factory (``package.module:callable``) returns an object with ``initialize(params)``,
 ``configure(settings)``, ``call(tool, arguments, cwd, env, cancel)`` and ``shutdown()``, all on
-plain dicts. Results still go through JSON, so nothing passes that stdio could not carry.
+plain dicts (``cancel`` is a ``threading.Event`` the kit sets to abort the call). Calls and
+answers go through the same JSON normalisation as over stdio, so nothing passes here that the
+wire could not carry.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
 import threading
+import time
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-from ..contract import ContractViolation, Manifest, ToolCall, ToolResult
-from .base import AdapterError, ProtocolError
+import pluggy
+
+from ..contract import PROTOCOL, ContractViolation, Manifest, ToolCall, ToolResult, wire_value
+from .base import (
+    AdapterError,
+    ProtocolError,
+    call_params,
+    deadline_for,
+    manifest_from_initialize,
+    result_from_wire,
+)
+
+REFERENCE_FACTORY = "pytest_agenttools.reference_impl:create"
+hookimpl = pluggy.HookimplMarker("pytest")
 
 
 def load_factory(spec: str) -> Any:
@@ -42,16 +56,28 @@ def load_factory(spec: str) -> Any:
 
 
 class _Pending:
-    def __init__(self, future: Future[ToolResult], cancel: threading.Event) -> None:
+    def __init__(
+        self, future: Future[ToolResult], cancel: threading.Event, deadline: float, where: str
+    ) -> None:
         self._future = future
         self._cancel = cancel
+        self._deadline = deadline
+        self._due = time.monotonic() + deadline
+        self._where = where
 
     def result(self, timeout: float | None = None) -> ToolResult:
+        """The result; without ``timeout``, within the call's deadline (armed at submit)."""
+        if timeout is None:
+            shown, wait = self._deadline, max(0.0, self._due - time.monotonic())
+        else:
+            shown = wait = timeout
         try:
-            return self._future.result(timeout)
+            return self._future.result(wait)
         except FutureTimeout:
             self._cancel.set()
-            raise AdapterError(f"no result within {timeout} s (a cancel was sent)") from None
+            raise AdapterError(
+                f"{self._where}: no result within {shown:g} s (a cancel was sent)"
+            ) from None
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -61,11 +87,18 @@ class _Pending:
 
 
 class InProcessAdapter:
-    def __init__(self, spec: str, manifest_override: Mapping[str, Any] | None = None) -> None:
+    transport = "in-process"
+
+    def __init__(
+        self,
+        spec: str,
+        manifest_override: Mapping[str, Any] | None = None,
+        call_timeout: float = 60.0,
+    ) -> None:
         self.spec = spec
         self._override = manifest_override
+        self.call_timeout = call_timeout
         self._impl: Any = None
-        self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="agenttools-inproc")
 
     def describe(self) -> str:
         return f"in-process adapter {self.spec!r}"
@@ -78,52 +111,62 @@ class InProcessAdapter:
             raise AdapterError(f"{self.describe()}: the factory raised {exc!r}") from exc
         answer: Any = None
         if hasattr(self._impl, "initialize"):
-            answer = json.loads(json.dumps(self._impl.initialize({"protocol": "agenttools/1"})))
-        if isinstance(answer, dict) and isinstance(answer.get("manifest"), dict):
-            manifest = Manifest.from_wire(answer["manifest"], source=self.describe())
-            if self._override:
-                manifest = manifest.merged_with(self._override)
-            return manifest
-        if self._override:
-            return Manifest.from_wire(self._override, source="manifest file")
-        raise AdapterError(
-            f"{self.describe()}: initialize() returned no manifest and no --agenttools-manifest "
-            "file was given; declare the tools, features and limits one way or the other"
-        )
+            try:
+                answer = wire_value(
+                    self._impl.initialize({"protocol": PROTOCOL}), what="initialize's answer"
+                )
+            except ContractViolation as exc:
+                raise AdapterError(f"{self.describe()}: {exc}") from exc
+        return manifest_from_initialize(answer, self._override, describe=self.describe())
 
     def configure(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         if not hasattr(self._impl, "configure"):
             return {}
-        answer = self._impl.configure(dict(settings)) or {}
-        return dict(answer.get("applied", {}))
+        answer = self._impl.configure(wire_value(dict(settings), what="settings")) or {}
+        applied = wire_value(answer, what="configure's answer").get("applied", {})
+        return dict(applied) if isinstance(applied, dict) else {}
 
-    def _run(self, call: ToolCall, cancel: threading.Event) -> ToolResult:
-        wire = call.to_wire()
+    def _run(self, call: ToolCall, wire: dict[str, Any], cancel: threading.Event) -> ToolResult:
         try:
             raw = self._impl.call(
                 wire["tool"], wire["arguments"], wire["cwd"], wire.get("env"), cancel
             )
         except Exception as exc:
             name = type(exc).__name__
-            if name == "UnknownToolError":
-                raise ProtocolError(f"{self.describe()}: {exc}", -32602) from exc
+            # a protocol fault of the call (unknown tool, malformed env) carries its JSON-RPC
+            # code, as the stdio server would answer it
+            code = getattr(exc, "jsonrpc_code", None)
+            if type(code) is int or name == "UnknownToolError":
+                raise ProtocolError(
+                    f"{self.describe()}: {exc}", code if type(code) is int else -32602
+                ) from exc
             raise AdapterError(
                 f"{self.describe()}: {call.describe()} raised {name}: {exc} "
                 "(a tool failure must be a result with isError=true, not an exception)"
             ) from exc
-        try:
-            return ToolResult.from_wire(json.loads(json.dumps(raw)))
-        except (TypeError, ValueError, ContractViolation) as exc:
-            raise AdapterError(
-                f"{self.describe()}: {call.describe()} answered badly: {exc}"
-            ) from exc
+        return result_from_wire(raw, call, self.describe())
 
     def submit(self, call: ToolCall) -> _Pending:
+        wire = call_params(call, self.describe())
         cancel = threading.Event()
-        return _Pending(self._pool.submit(self._run, call, cancel), cancel)
+        future: Future[ToolResult] = Future()
+
+        def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(self._run(call, wire, cancel))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        # a daemon thread per call: a call that never returns (the implementation ignores its
+        # cancel) must not keep the test process from exiting, as a pool's worker would
+        threading.Thread(target=run, daemon=True, name="agenttools-inproc").start()
+        return _Pending(future, cancel, deadline_for(call, self.call_timeout), self.describe())
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
-        return self.submit(call).result(timeout)
+        wait = timeout if timeout is not None else deadline_for(call, self.call_timeout)
+        return self.submit(call).result(wait)
 
     def request(self, method: str, params: Any = None) -> Any:
         """An extra protocol method: ``impl.request(method, params)``, else ``impl.method(name)``.
@@ -131,7 +174,7 @@ class InProcessAdapter:
         The reference's ``method(name)`` returns ``fn(params, services)``; either way the answer
         goes through JSON, and an unknown method is a ProtocolError (-32601) as over stdio.
         """
-        wire = json.loads(json.dumps(params))
+        wire = wire_value(params, what=f"the params of {method}")
         try:
             if hasattr(self._impl, "request"):
                 answer = self._impl.request(method, wire)
@@ -144,9 +187,22 @@ class InProcessAdapter:
             raise ProtocolError(
                 f"{self.describe()}: {method} rejected its params: {exc}", -32602
             ) from exc
-        return json.loads(json.dumps(answer))
+        return wire_value(answer, what=f"the answer to {method}")
 
     def close(self) -> None:
         if self._impl is not None and hasattr(self._impl, "shutdown"):
             self._impl.shutdown()
-        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def from_settings(settings: Mapping[str, Any]) -> InProcessAdapter:
+    return InProcessAdapter(
+        settings.get("impl") or REFERENCE_FACTORY,
+        settings.get("manifest"),
+        settings.get("call_timeout", 60.0),
+    )
+
+
+@hookimpl(trylast=True)
+def pytest_agenttools_make_adapter(config: Any, settings: dict[str, Any]) -> InProcessAdapter:
+    """The fallback kind: ``--agenttools-impl``, or the bundled reference when nothing is set."""
+    return from_settings(settings)

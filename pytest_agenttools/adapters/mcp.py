@@ -32,8 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO, cast
 
+import pluggy
+
 from ..contract import TOOLS, ContractViolation, Manifest, ToolCall, ToolResult
-from .base import AdapterError, ProtocolError
+from .base import AdapterError, ProtocolError, deadline_for
 from .stdio import resolve_program
 
 TMP_PLACEHOLDER = "{tmp}"
@@ -41,6 +43,7 @@ INITIALIZE_TIMEOUT = 30.0
 SHUTDOWN_TIMEOUT = 10.0
 CANCEL_GRACE = 5.0
 STDERR_BYTES = 4000
+hookimpl = pluggy.HookimplMarker("pytest")
 CONNECTION_CLOSED = -32000  # the SDK's code for "the connection to the server closed"
 
 MAPPING_KEYS = frozenset({"manifest", "tools"})
@@ -471,7 +474,7 @@ class _Pending:
         except Exception as exc:
             raise self._adapter.fault(exc, self._connection, self._call, self._target) from exc
         try:
-            return convert_result(raw)
+            return convert_result(raw).with_call(self._call)
         except ContractViolation as exc:
             raise AdapterError(
                 f"{self._adapter.describe()}: {self._call.describe()} (MCP tool {self._target!r}) "
@@ -535,10 +538,13 @@ class McpAdapter:
         return f"MCP adapter `{self.command}`"
 
     def deadline_for(self, call: ToolCall) -> float:
-        extra = call.arguments.get("timeout") if call.tool in ("bash", "task_output") else None
-        if isinstance(extra, (int, float)) and not isinstance(extra, bool) and 0 < extra < 1e6:
-            return self.call_timeout + float(extra)
-        return self.call_timeout
+        return deadline_for(call, self.call_timeout)
+
+    def request(self, method: str, params: Any = None) -> Any:
+        """MCP servers answer tool calls only: no extra protocol method can be sent."""
+        raise ProtocolError(
+            f"{self.describe()}: an MCP server has no agenttools method {method!r}", -32601
+        )
 
     # ---- the private event loop
 
@@ -707,6 +713,7 @@ class McpAdapter:
 
     def aborted(self, call: ToolCall) -> ToolResult:
         return ToolResult(
+            call=call,
             content=(
                 {
                     "type": "text",
@@ -765,3 +772,20 @@ def _is_transport_error(exc: BaseException) -> bool:
     return isinstance(
         exc, (anyio.ClosedResourceError, anyio.BrokenResourceError, anyio.EndOfStream, OSError)
     )
+
+
+def from_settings(settings: Mapping[str, Any]) -> McpAdapter | None:
+    if not settings.get("mcp"):
+        return None
+    return McpAdapter(
+        settings["mcp"],
+        settings["mcp_mapping"],
+        settings.get("manifest"),
+        settings.get("call_timeout", 60.0),
+    )
+
+
+@hookimpl
+def pytest_agenttools_make_adapter(config: Any, settings: dict[str, Any]) -> McpAdapter | None:
+    """``--agenttools-mcp`` with ``--agenttools-mcp-mapping``: an MCP tool server."""
+    return from_settings(settings)

@@ -1,0 +1,35 @@
+"""Neutrality, proven: every alternative correct implementation passes every clause.
+
+Each alternative is the reference presented the way another real tool presents it (see
+``pytest_agenttools.alternatives``). A failing clause here means the suite judges one
+implementation's layout, wording or dialect instead of behaviour. This is ``agenttools
+selfcheck --alternatives-only``, one alternative per test, so xdist spreads them; two of them
+also run over stdio, served by ``agenttools serve --impl``.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_agenttools.alternatives import STYLES
+from pytest_agenttools.selfcheck import render_alternatives, run_alternative
+
+STDIO = ("header_first", "renamed_arguments")
+
+
+def test_there_are_at_least_eight_alternatives_each_modelled_on_a_real_tool() -> None:
+    assert len(STYLES) >= 8
+    assert all(style.modelled_on and style.summary for style in STYLES.values())
+
+
+@pytest.mark.parametrize(
+    ("name", "stdio"),
+    [(name, False) for name in STYLES] + [(name, True) for name in STDIO],
+    ids=lambda value: (
+        str(value) if not isinstance(value, bool) else ("stdio" if value else "inproc")
+    ),
+)
+def test_alternative_passes_every_clause(name: str, stdio: bool) -> None:
+    row = run_alternative(name, stdio=stdio)
+    assert row.ok, "\n".join(render_alternatives([row]))
+    assert row.passed >= 100, f"only {row.passed} clauses ran: the run did not exercise the suite"
