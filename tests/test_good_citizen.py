@@ -93,8 +93,7 @@ def test_plugin_imports_only_its_own_modules_and_the_standard_library(tmp_path: 
         and name.split(".")[0] != "pytest_agenttools"
     )
     assert foreign == [], f"an unrelated run imports {foreign} because of the plugin"
-    heavy = {"reference_impl", "adapters.stdio", "adapters.inprocess", "adapters.mcp", "client"}
-    assert not {f"pytest_agenttools.{name}" for name in heavy} & added
+    assert "pytest_agenttools.reference_impl" not in added
 
 
 @pytest.mark.parametrize(("where", "xdist"), [("installed", "-p no:xdist"), ("checkout", "-n 2")])
@@ -143,7 +142,7 @@ def test_cli_run_without_xdist_prints_no_warning(tmp_path: Path) -> None:
     """``agenttools run`` imports the package before pytest starts; pytest must not warn that
     it cannot rewrite it, and with xdist disabled the plugin's xdist hook must not matter."""
     proc = run_agenttools(
-        "run", "--tools", "glob", "--report-json", "r.json", "--", "-p", "no:xdist", cwd=tmp_path
+        "run", "--tools", "read", "--report-json", "r.json", "--", "-p", "no:xdist", cwd=tmp_path
     )
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
