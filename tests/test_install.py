@@ -17,7 +17,7 @@ would wait for the venvs). The venvs have no pip of their own: this interpreter'
 into them (``pip --python``), which saves about 3 s a venv and installs exactly what the venv's
 own pip would, less the bytecode (``--no-compile``: compiled on first import instead, a third
 less CPU for the install). pip's cache serves repeated downloads. Cost, measured: about a minute of
-CPU (55-62 s), most of it the two kit installs (run side by side) and about 1 s per pytest run
+CPU (50-62 s), most of it the two kit installs (run side by side) and about 1 s per pytest run
 in a venv; the wall time follows the machine's load (3 to 4 minutes with the two cores shared
 by a dozen busy processes).
 """
