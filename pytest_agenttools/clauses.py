@@ -12,7 +12,7 @@ import functools
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,18 @@ class LimitSpec:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A list of names the spec fixes (``[[table]]``): clauses refer to it by ``name``, the
+    suite builds its fixtures from ``values``, and docs/spec.md renders it."""
+
+    name: str
+    tool: str
+    title: str
+    text: str
+    values: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Spec:
     version: str
     intro: str
@@ -72,6 +84,14 @@ class Spec:
     sections: Mapping[str, str]
     features: Mapping[str, Feature]
     limits: Mapping[str, LimitSpec]
+    tables: Mapping[str, Table] = field(default_factory=dict)
+
+    def table(self, name: str) -> tuple[str, ...]:
+        """The values of table ``name``; KeyError names the known tables."""
+        try:
+            return self.tables[name].values
+        except KeyError:
+            raise KeyError(f"no spec table {name!r}; known: {sorted(self.tables)}") from None
 
     @functools.cached_property
     def _by_id(self) -> dict[str, Clause]:
@@ -106,6 +126,7 @@ def _load(source: str) -> Spec:
     raws: list[tuple[Path, dict[str, Any]]] = []
     features: dict[str, Feature] = {}
     limits: dict[str, LimitSpec] = {}
+    tables: dict[str, Table] = {}
     for file in files:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
         version = str(data.get("version", version))
@@ -124,6 +145,19 @@ def _load(source: str) -> Spec:
                 " ".join(raw["text"].split()),
                 raw.get("probe", ""),
             )
+        for raw in data.get("table", []):
+            values = raw.get("values")
+            if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+                raise ValueError(f"{file}: table {raw.get('name')} needs values = [strings]")
+            if raw["name"] in tables:
+                raise ValueError(f"{file}: table {raw['name']} appears twice")
+            tables[raw["name"]] = Table(
+                raw["name"],
+                raw["tool"],
+                raw.get("title", raw["name"]),
+                " ".join(raw.get("text", "").split()),
+                tuple(values),
+            )
     clauses = [_clause(file, raw) for file, raw in raws]
     seen: set[str] = set()
     for clause in clauses:
@@ -137,6 +171,7 @@ def _load(source: str) -> Spec:
         sections=sections,
         features=features,
         limits=limits,
+        tables=tables,
     )
 
 
@@ -241,6 +276,9 @@ def render_markdown(
         out += [f"## {tool}", ""]
         if tool in spec.sections:
             out += [spec.sections[tool].strip(), ""]
+        for table in (t for t in spec.tables.values() if t.tool == tool):
+            out += [f"**Table `{table.name}`: {table.title}.** {table.text}", ""]
+            out += [", ".join(f"`{value}`" for value in table.values), ""]
         for c in (c for c in spec.clauses if c.tool == tool):
             state = " (retired)" if c.retired else ""
             kind = " Presentation." if c.kind == "presentation" else ""

@@ -95,3 +95,13 @@ def newest_first(root: bytes, names: Sequence[bytes]) -> list[bytes]:
 def shown_name(raw: bytes) -> str:
     """A path as the model sees it: UTF-8, with each undecodable byte shown as U+FFFD."""
     return raw.decode("utf-8", "replace")
+
+
+def observed_path(directory: str, name: str, cwd: str) -> str:
+    """A result path as the observation carries it: relative to the call's ``cwd`` (with ``/``)
+    when the file lies below it, else absolute; normalised either way."""
+    full = os.path.normpath(os.path.join(directory, name))
+    relative = os.path.relpath(full, cwd)
+    if relative == ".." or relative.startswith(".." + os.sep):
+        return full
+    return relative.replace(os.sep, "/")
