@@ -76,7 +76,7 @@ def test_paging_exactly_once(
     where = ws.subdir()
     made = trees.make_many_files(where.root, count, per_dir=4, content="")
     trees.set_mtimes(where.root, made)
-    extra = {}
+    extra: dict[str, Any] = {}
     if modified and tools.manifest.has_feature("glob.sort_modified"):
         extra = {"sort": "modified"}
     seen = page_through(

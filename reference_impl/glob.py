@@ -53,7 +53,7 @@ SORTS = ("name", "modified")
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     args = check("glob", PARAMS, arguments)
     ops: GlobOps = ctx.ops_for("glob", OPS)
-    pattern = _pattern(args["pattern"], ops.dialect)
+    pattern = _pattern(args["pattern"], ops)
     order = args.get("sort", "name")
     if order not in SORTS:
         raise ToolError(
@@ -170,13 +170,13 @@ def _observation(paths: list[str], page: Page, capped: bool) -> dict[str, Any]:
     }
 
 
-def _pattern(raw: str, dialect: str) -> str:
+def _pattern(raw: str, ops: GlobOps) -> str:
     """Check the pattern (GLOB-INPUT-01); in gitignore, ``./x`` becomes ripgrep's ``/x``."""
     if not raw.strip():
         raise ToolError(
             "invalid_argument", "glob: pattern is empty. Pass a pattern like '**/*.py'."
         )
-    search_input.check_text(
+    ops.check_text(
         raw, "glob", "pattern", max_chars=search_input.MAX_GLOB_CHARS, what="glob patterns"
     )
     if raw.startswith("/"):
@@ -197,7 +197,7 @@ def _pattern(raw: str, dialect: str) -> str:
             "invalid_argument",
             f"glob: pattern {raw!r} contains '..'; pass the directory to search as path instead.",
         )
-    if dialect != "gitignore":
+    if ops.dialect != "gitignore":
         return raw
     if raw.endswith("/"):  # a directory: everything below it
         raw += "**"

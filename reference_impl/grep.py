@@ -79,7 +79,7 @@ class Found:
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     args = check("grep", PARAMS, arguments)
     ops: GrepOps = ctx.ops_for("grep", OPS)
-    pattern = _pattern(args["pattern"])
+    pattern = _pattern(args["pattern"], ops)
     mode = args.get("output_mode", "files_with_matches")
     if mode not in MODES:
         raise ToolError(
@@ -91,15 +91,17 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         raise ToolError("invalid_argument", f"grep: context must be 0 or more, got {context}.")
     context = min(context, MAX_CONTEXT)  # GREP-INPUT-01: 10^12 shows what 10^9 shows
     offset, limit = check_offset_limit(args, "grep")
-    user_globs = _user_globs(args.get("glob"))
+    user_globs = _user_globs(args.get("glob"), ops)
     root = ops.resolve_root(args.get("path"), ctx.cwd, ctx.env, "grep")
     if root.sensitive:  # GREP-SENS-04: the exclusions match below a root, never the root
         return search_root.sensitive_result(
             root, "No matches", mode=mode, observation=_observation(mode, Page(0, 0, 0, None))
         )
     limits = ctx.limits
-    if root.target is not None:
-        _check_named_file(root, limits["grep.max_filesize"])
+    if root.target is not None and not ops.named_file(root, limits["grep.max_filesize"]):
+        return _result(
+            Found([], Page(0, 0, 0, None), {}), mode, root.path, pattern, ripgrep.RgRun(b"", "", 0)
+        )
     with ops.pattern_arguments(pattern) as pattern_args:
         argv = [
             ops.rg(ctx.services),
@@ -138,12 +140,12 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     return _result(result, mode, root.path, pattern, found)
 
 
-def _pattern(raw: str) -> str:
+def _pattern(raw: str, ops: GrepOps) -> str:
     if raw == "":
         raise ToolError(
             "invalid_argument", "grep: pattern is empty. Pass the text or regex to search for."
         )
-    search_input.check_text(
+    ops.check_text(
         raw,
         "grep",
         "pattern",
@@ -159,26 +161,7 @@ def _pattern(raw: str) -> str:
     return raw
 
 
-def _check_named_file(root: search_root.Root, cap: int) -> None:
-    """GREP-SIZE-02: a file named by ``path`` and larger than the cap is refused, clearly.
-
-    rg searches a file named on its command line whatever ``--max-filesize`` says, and a huge
-    one can come back as "no matches" (cut by the output cap or the deadline): never answer
-    that silently.
-    """
-    size = os.stat(root.path).st_size
-    if size > cap:
-        raise ToolError(
-            "too_large",
-            f"{root.path} is {size:,} bytes, larger than the {cap:,} bytes grep searches in one "
-            "file (grep.max_filesize). Read it in pages with read (offset and limit), or search "
-            "a smaller file.",
-            size=size,
-            max_filesize=cap,
-        )
-
-
-def _user_globs(value: str | list[Any] | None) -> list[str]:
+def _user_globs(value: str | list[Any] | None, ops: GrepOps) -> list[str]:
     if value is None:
         return []
     globs = [value] if isinstance(value, str) else value
@@ -193,7 +176,7 @@ def _user_globs(value: str | list[Any] | None) -> list[str]:
                 "invalid_argument",
                 f"grep: glob must be a non-empty string or a list of them, got {glob!r:.40}.",
             )
-        search_input.check_text(
+        ops.check_text(
             glob, "grep", "glob", max_chars=search_input.MAX_GLOB_CHARS, what="glob patterns"
         )
     return [g + "**" if g.endswith("/") else g for g in globs]  # a directory: all below it
@@ -366,7 +349,9 @@ def _content(
     shown: dict[bytes, set[int]] = {}
     for index, (name, number) in enumerate(chosen):
         where.check_cancel(index)
-        shown.setdefault(name, set()).update(ops.window(numbers[name], number, context))
+        shown.setdefault(name, set()).update(
+            ops.window(numbers[name], number, context, where.cancel)
+        )
     picked = set(chosen)
     lines: list[str] = []
     observed: list[dict[str, Any]] = []

@@ -17,7 +17,7 @@ import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from . import ripgrep, search_filters, search_paging, search_root
+from . import ripgrep, search_filters, search_input, search_paging, search_root
 from .results import ToolError
 
 #: Variables that steer ripgrep from outside the call: never passed to rg (GREP-CONFIG-01).
@@ -32,6 +32,10 @@ class SearchOps:
 
     def rg(self, services: dict[str, object]) -> str:
         return ripgrep.rg_path(services)
+
+    def check_text(self, value: str, tool: str, name: str, *, max_chars: int, what: str) -> str:
+        """GREP-INPUT-01, GLOB-INPUT-01: a pattern that cannot reach the search is refused."""
+        return search_input.check_text(value, tool, name, max_chars=max_chars, what=what)
 
     def resolve_root(
         self, raw: object | None, cwd: str, env: Mapping[str, str] | None, tool: str
@@ -125,9 +129,31 @@ class GrepOps(SearchOps):
             with contextlib.suppress(OSError):
                 os.unlink(handle.name)
 
-    def window(self, numbers: Sequence[int], number: int, context: int) -> Sequence[int]:
+    def named_file(self, root: search_root.Root, cap: int) -> bool:
+        """GREP-SIZE-02: whether to search the file named by ``path``; one larger than the cap
+        is refused with an error that says so (never skipped in silence)."""
+        size = os.stat(root.path).st_size
+        if size > cap:
+            raise ToolError(
+                "too_large",
+                f"{root.path} is {size:,} bytes, larger than the {cap:,} bytes grep searches in "
+                "one file (grep.max_filesize). Read it in pages with read (offset and limit), or "
+                "search a smaller file.",
+                size=size,
+                max_filesize=cap,
+            )
+        return True
+
+    def window(
+        self,
+        numbers: Sequence[int],
+        number: int,
+        context: int,
+        cancel: threading.Event | None = None,
+    ) -> Sequence[int]:
         """The line numbers (from the sorted ``numbers`` rg printed) within ``context`` of a
-        match: found by bisection, so a context of 10^12 costs no more than the lines there."""
+        match: found by bisection, so a context of 10^12 costs no more than the lines there
+        (GREP-INPUT-01); nothing here is long enough to need ``cancel``."""
         import bisect
 
         low = bisect.bisect_left(numbers, number - context)
