@@ -305,9 +305,17 @@ def hostile_config(scratch: Path) -> tuple[dict[str, str], Path]:
 
 # --- exception texts ------------------------------------------------------------------------
 
+#: Runtime exception classes whose name in a text means an exception escaped (Python, JS)
+EXCEPTION_CLASSES = (
+    "ValueError|TypeError|KeyError|IndexError|AttributeError|RuntimeError|OSError|IOError"
+    "|UnicodeEncodeError|UnicodeDecodeError|UnicodeError|RecursionError|OverflowError"
+    "|MemoryError|FileNotFoundError|PermissionError|IsADirectoryError|NotADirectoryError"
+    "|BrokenPipeError|AssertionError|LookupError|ZeroDivisionError|RangeError|ReferenceError"
+    "|SyntaxError|InternalError"
+)
 EXCEPTION_TEXT = re.compile(
     r"Traceback \(most recent call last\)"
-    r"|\b[A-Z]\w*(?:Error|Exception): "
+    rf"|\b(?:{EXCEPTION_CLASSES}): "
     r"|\bErrno\b|\berrno\b"
     r"|surrogates not allowed|embedded null byte|Argument list too long|can't encode"
     r"|\bat [\w.<>]+ \([^)]*:\d+:\d+\)"
