@@ -51,7 +51,7 @@ SORTS = ("name", "modified")
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
-    args = check("glob", PARAMS, arguments)
+    args = check("glob", PARAMS, arguments)  # GLOB-ARG-01
     ops: GlobOps = ctx.ops_for("glob", OPS)
     pattern = _pattern(args["pattern"], ops)
     order = args.get("sort", "name")
@@ -82,6 +82,7 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
             root, "No files listed", observation=_observation([], Page(0, 0, 0, None), False)
         )
     limits = ctx.limits
+    # GLOB-FILES-01: --files lists files only, and rg never follows links without --follow
     argv = [ops.rg(ctx.services), "--files", *ops.base_flags(), "--null"]
     if include_ignored:
         argv.append("--no-ignore")
@@ -90,7 +91,7 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     )  # GLOB-EXCL-01
     bulky = search_filters.is_broad(pattern)  # GLOB-BULK-01
     keep: Callable[[bytes], bool] | None
-    if ops.dialect == "gitignore":
+    if ops.dialect == "gitignore":  # GLOB-PAT-03 and the gitignore half of GLOB-PAT-04
         argv += ops.selection([pattern], default_dirs=default_dirs, bulky=bulky)
         keep = ops.path_filter([pattern])
     else:  # GLOB-PAT-04: the whole relative path, in the declared dialect
@@ -118,7 +119,7 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
             raise ToolError(
                 "invalid_argument",
                 f"glob: pattern {args['pattern']!r:.200} is not a valid glob: "
-                f"{' '.join(message.split())[:300]}.",
+                f"{search_input.glob_error(message)}. Check its [...] classes and {{...}} braces.",
             )
         raise ToolError("rg_failed", f"rg failed: {message[:500]}")
     names = found.records(b"\0")
@@ -144,6 +145,8 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         if found.capped:
             details["output_capped"] = True
         return text_result(text, **details)
+    # GLOB-PRES-01: every listed path in the text; GLOB-PRES-02: the notice names the offset;
+    # GLOB-GOLD-01 pins this layout
     text = "\n".join(shown_name(name) for name in chosen)
     notes = []
     if found.capped:  # GLOB-OUT-01

@@ -77,7 +77,7 @@ class Found:
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
-    args = check("grep", PARAMS, arguments)
+    args = check("grep", PARAMS, arguments)  # GREP-ARG-01
     ops: GrepOps = ctx.ops_for("grep", OPS)
     pattern = _pattern(args["pattern"], ops)
     mode = args.get("output_mode", "files_with_matches")
@@ -216,7 +216,8 @@ def _check_run(found: ripgrep.RgRun, pattern: str, timeout: float) -> None:
         if "parsing glob" in message and not found.stdout:
             raise ToolError(
                 "invalid_argument",
-                f"grep: a glob pattern is not valid: {' '.join(message.split())[:300]}.",
+                f"grep: a glob pattern is not valid: {search_input.glob_error(message)}. Check "
+                "its [...] classes and {...} braces.",
             )
         if any(marker in message for marker in REGEX_ERROR):  # GREP-REGEX-01
             reasons = [
@@ -418,7 +419,7 @@ def _result(
     notice = page.notice("matches" if mode == "content" else "files")
     if notice:
         notes.append(notice)
-    if lines:
+    if lines:  # GREP-PRES-01, and the layout GREP-GOLD-01 pins
         text = "\n".join(lines)
     elif "binary_matches" in extra:
         text = ""

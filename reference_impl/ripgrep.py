@@ -58,7 +58,8 @@ class RgRun:
 
 
 #: Flags every search runs with: no config file (GREP-CONFIG-01, GLOB-CONFIG-01), no warnings
-#: on stderr, hidden files included (GREP-HIDDEN-01), .gitignore honoured outside git
+#: on stderr (unreadable directories are skipped: GREP-PATH-02), hidden files included
+#: (GREP-HIDDEN-01), .gitignore honoured inside (GREP-IGN-02, GLOB-IGN-03) and outside git
 #: repositories too (GREP-IGN-03, GLOB-IGN-04), and never the machine's global gitignore.
 BASE_FLAGS = ("--no-config", "--no-messages", "--hidden", "--no-require-git", "--no-ignore-global")
 

@@ -8,6 +8,8 @@ GLOB-INPUT-01), never an exception's text.
 
 from __future__ import annotations
 
+import re
+
 from .results import ToolError
 
 #: Longest glob pattern accepted (characters); no path a file system holds needs more.
@@ -49,6 +51,12 @@ def check_text(value: str, tool: str, name: str, *, max_chars: int, what: str) -
             f"{max_chars:,}. Send a shorter {name}.",
         )
     return value
+
+
+def glob_error(message: str) -> str:
+    """What is wrong with a glob, from rg's "error parsing glob '<g>': <reason>" message."""
+    found = re.search(r"error parsing glob '.*?': (.*)", message)
+    return (found.group(1) if found else " ".join(message.split())).strip()[:300]
 
 
 def _nul_hint(tool: str, name: str) -> str:

@@ -32,6 +32,8 @@ class Root:
 
 
 def resolve(raw: object | None, cwd: str, env: Mapping[str, str] | None, tool: str) -> Root:
+    """GREP-PATH-01, GREP-PATH-02 (an unreadable root), GLOB-PATH-01: errors that name the path
+    (GREP-PRES-03, GLOB-PRES-03)."""
     if raw is None:
         full = cwd
     else:

@@ -17,10 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from pytest_agenttools.clauses import load, render_markdown
 from pytest_agenttools.fixtures import trees
 from pytest_agenttools.reference_impl import (
+    create,
     globmatch,
     grep,
     ripgrep,
@@ -335,3 +338,40 @@ def test_too_long_command_line_is_a_clear_error(tmp_path: Path) -> None:
         search_ops.SearchOps().run(
             ["true", "x" * 200_000], str(tmp_path), timeout=5, max_bytes=100, cancel=None, env=None
         )
+
+
+# --- no input makes the reference answer with an exception ------------------------------------
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=40),
+    st.sampled_from(["a\x00b", "\ud800", "x" * 140_000, "[", "{a,", "**/", "./", "~/x", "\n"]),
+    st.lists(st.text(max_size=8), max_size=3),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+)
+_GREP_NAMES = ["pattern", "path", "glob", "output_mode", "literal", "ignore_case", "context"]
+_GLOB_NAMES = ["pattern", "path", "include_ignored", "sort", "offset", "limit"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    tool=st.sampled_from(["grep", "glob"]),
+    arguments=st.dictionaries(
+        st.sampled_from([*_GREP_NAMES, *_GLOB_NAMES, "offset", "limit"]), _VALUES, max_size=5
+    ),
+)
+def test_no_argument_value_escapes_as_an_exception(
+    search_tree: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    result = create().call(tool, arguments, str(search_tree))
+    assert result["details"].get("error") != "internal", result["content"][0]["text"]
+
+
+@pytest.fixture(scope="module")
+def search_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fuzz")
+    trees.make_project(root)
+    return root
