@@ -189,7 +189,7 @@ def timeout_case(tools: ToolClient, config: pytest.Config, tool: str) -> Timeout
         "configure, so the clause runs in a second)."
     )
     if tools.configure(**{name: 0.001}):
-        return TimeoutCase(tool, 0.001, True, 3000)
+        return TimeoutCase(tool, 0.001, True, 1500)
     if not get_session(config).settings.slow:
         pytest.skip(
             f"{NOT_RUN}slow clause: {name} = {declared.value} s cannot be shrunk with "

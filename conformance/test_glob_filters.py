@@ -193,7 +193,7 @@ def test_secrets_never_listed_with_include_ignored(
 
 @clause("GLOB-SENS-01")
 @given(tree=search_trees(), pattern=user_globs.filter(lambda g: not g.startswith("!")))
-@settings(max_examples=examples(40))
+@settings(max_examples=examples(25))
 def test_no_pattern_ever_lists_a_secret(
     tools: ToolClient, ws: Workspace, tree: dict[str, str], pattern: str
 ) -> None:

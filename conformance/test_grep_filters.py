@@ -177,7 +177,7 @@ def test_user_glob_cannot_reinclude_secrets(
 @given(
     tree=search_trees(), glob=user_globs, mode=st.sampled_from(["files_with_matches", "content"])
 )
-@settings(max_examples=examples(40))
+@settings(max_examples=examples(25))
 def test_no_glob_ever_shows_a_secret(
     tools: ToolClient, ws: Workspace, manifest: Any, tree: dict[str, str], glob: str, mode: str
 ) -> None:
