@@ -10,13 +10,7 @@ from pytest_agenttools.reference_impl.context import CallContext
 from pytest_agenttools.reference_impl.results import ToolError, text_result
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = [
-    "test_grep",
-    "test_grep_filters",
-    "test_grep_paging",
-    "test_grep_limits",
-    "test_grep_text",
-]
+SUITE_MODULES = ["test_grep_filters", "test_grep_paging", "test_grep_limits"]
 CAUGHT_BY = {
     "GREP-SENS-01",
     "GREP-SENS-02",
