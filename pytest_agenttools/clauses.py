@@ -66,14 +66,24 @@ class LimitSpec:
 
 @dataclass(frozen=True)
 class Table:
-    """A list of names the spec fixes (``[[table]]``): clauses refer to it by ``name``, the
-    suite builds its fixtures from ``values``, and docs/spec.md renders it."""
+    """Data the spec fixes (``[[table]]``): clauses refer to it by ``name``, the suite builds
+    its fixtures from it, and docs/spec.md renders it.
+
+    In TOML a table is either a list, ``values = ["a", "b"]`` (one column named ``value``), or
+    ``columns = [...]`` with ``rows = [[...], ...]``.
+    """
 
     name: str
     tool: str
     title: str
     text: str
-    values: tuple[str, ...]
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The first column: the entries of a list table."""
+        return tuple(row[0] for row in self.rows)
 
 
 @dataclass(frozen=True)
@@ -87,7 +97,7 @@ class Spec:
     tables: Mapping[str, Table] = field(default_factory=dict)
 
     def table(self, name: str) -> tuple[str, ...]:
-        """The values of table ``name``; KeyError names the known tables."""
+        """The values (first column) of table ``name``; KeyError names the known tables."""
         try:
             return self.tables[name].values
         except KeyError:
@@ -146,18 +156,10 @@ def _load(source: str) -> Spec:
                 raw.get("probe", ""),
             )
         for raw in data.get("table", []):
-            values = raw.get("values")
-            if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
-                raise ValueError(f"{file}: table {raw.get('name')} needs values = [strings]")
-            if raw["name"] in tables:
-                raise ValueError(f"{file}: table {raw['name']} appears twice")
-            tables[raw["name"]] = Table(
-                raw["name"],
-                raw["tool"],
-                raw.get("title", raw["name"]),
-                " ".join(raw.get("text", "").split()),
-                tuple(values),
-            )
+            table = _table(file, raw)
+            if table.name in tables:
+                raise ValueError(f"{file}: table {table.name} appears twice")
+            tables[table.name] = table
     clauses = [_clause(file, raw) for file, raw in raws]
     seen: set[str] = set()
     for clause in clauses:
@@ -172,6 +174,32 @@ def _load(source: str) -> Spec:
         features=features,
         limits=limits,
         tables=tables,
+    )
+
+
+def _table(source: Path, raw: dict[str, Any]) -> Table:
+    name = raw.get("name", "?")
+    if "values" in raw:
+        columns: list[Any] = ["value"]
+        rows: list[Any] = [[v] for v in raw["values"]] if isinstance(raw["values"], list) else []
+    else:
+        columns, rows = raw.get("columns", []), raw.get("rows", [])
+    cells_ok = all(
+        isinstance(row, list) and len(row) == len(columns) and all(isinstance(c, str) for c in row)
+        for row in rows
+    )
+    if not columns or not rows or not cells_ok or not all(isinstance(c, str) for c in columns):
+        raise ValueError(
+            f"{source}: table {name} needs values = [strings], or columns = [names] and rows of "
+            "that many strings"
+        )
+    return Table(
+        name,
+        raw.get("tool", ""),
+        raw.get("title", name),
+        " ".join(raw.get("text", "").split()),
+        tuple(columns),
+        tuple(tuple(row) for row in rows),
     )
 
 
@@ -278,7 +306,13 @@ def render_markdown(
             out += [spec.sections[tool].strip(), ""]
         for table in (t for t in spec.tables.values() if t.tool == tool):
             out += [f"**Table `{table.name}`: {table.title}.** {table.text}", ""]
-            out += [", ".join(f"`{value}`" for value in table.values), ""]
+            if len(table.columns) == 1:
+                out += [", ".join(f"`{value}`" for value in table.values), ""]
+                continue
+            out += ["| " + " | ".join(table.columns) + " |"]
+            out += ["|" + "---|" * len(table.columns)]
+            out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
+            out += [""]
         for c in (c for c in spec.clauses if c.tool == tool):
             state = " (retired)" if c.retired else ""
             kind = " Presentation." if c.kind == "presentation" else ""
@@ -298,6 +332,12 @@ def render_markdown(
             if code:
                 out += ["*Reference:* " + ", ".join(f"`{p}`" for p in code), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _cell(value: str) -> str:
+    """A table cell: code, with the characters Markdown would read escaped."""
+    shown = value.replace("|", "\\|")
+    return f"`` {shown} ``" if "`" in shown else f"`{shown}`"
 
 
 def _registry_tables(spec: Spec) -> list[str]:

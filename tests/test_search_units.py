@@ -375,3 +375,26 @@ def search_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("fuzz")
     trees.make_project(root)
     return root
+
+
+def test_spec_tables_of_rows_load_and_render(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        '[section]\ntool = "edit"\ntext = "x"\n\n'
+        '[[table]]\nname = "edit.t"\ntool = "edit"\ntitle = "T"\ntext = "Rows."\n'
+        'columns = ["point", "folds_to"]\nrows = [["U+2018", "\'"], ["U+007C", "|"]]\n\n'
+        '[[clause]]\nid = "EDIT-X-01"\ntool = "edit"\nlevel = "MUST"\ntitle = "t"\n'
+        'text = "t"\nrationale = "r"\n',
+        encoding="utf-8",
+    )
+    loaded = load(spec)
+    assert loaded.tables["edit.t"].rows == (("U+2018", "'"), ("U+007C", "|"))
+    assert loaded.table("edit.t") == ("U+2018", "U+007C")
+    markdown = render_markdown(loaded, {})
+    assert "| point | folds_to |" in markdown and "| `U+007C` | `\\|` |" in markdown
+    bad = tmp_path / "bad.toml"  # another file: load() caches what it parsed
+    bad.write_text(
+        '[[table]]\nname = "bad"\ntool = "edit"\ncolumns = ["a"]\nrows = [["x", "y"]]\n'
+    )
+    with pytest.raises(ValueError, match="rows of that many strings"):
+        load(bad)
