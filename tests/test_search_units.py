@@ -393,8 +393,6 @@ def test_spec_tables_of_rows_load_and_render(tmp_path: Path) -> None:
     markdown = render_markdown(loaded, {})
     assert "| point | folds_to |" in markdown and "| `U+007C` | `\\|` |" in markdown
     bad = tmp_path / "bad.toml"  # another file: load() caches what it parsed
-    bad.write_text(
-        '[[table]]\nname = "bad"\ntool = "edit"\ncolumns = ["a"]\nrows = [["x", "y"]]\n'
-    )
+    bad.write_text('[[table]]\nname = "bad"\ntool = "edit"\ncolumns = ["a"]\nrows = [["x", "y"]]\n')
     with pytest.raises(ValueError, match="rows of that many strings"):
         load(bad)
