@@ -58,7 +58,6 @@ CASES: dict[str, dict[str, Any]] = {
     "invalid-regex": {"pattern": "needle("},
     "sensitive-root": {"pattern": "needle", "path": ".ssh"},
     "missing-path": {"pattern": "needle", "path": "nope"},
-    "nul-pattern": {"pattern": "need\x00le"},
     "line-break": {"pattern": "needle\nreturn"},
 }
 
