@@ -302,10 +302,15 @@ class GrepCount:
 class GrepObservation:
     """The results as data, in the order shown.
 
-    ``files`` (files_with_matches mode), ``lines`` (content mode) and ``counts`` (count mode);
-    every path is absolute or relative to the call's ``cwd``. ``truncated`` says more results
-    exist than were shown; ``next_offset`` is the canonical offset (results to skip) of the
-    next page; ``total`` is the number of results when known.
+    ``files`` (files_with_matches mode), ``lines`` (content mode) and ``counts`` (count mode).
+    Every path is absolute, or relative to the call's ``cwd`` (never to the search root),
+    normalised, with ``/`` separators; each undecodable byte of a file name is U+FFFD (the kit
+    compares them with ``assertions.resolve`` / ``relative_paths``). A line's ``text`` is the
+    line without its LF (a CR stays); when ``cut`` it holds the part shown (no marker). Context
+    lines have ``match`` false and are not results. ``truncated`` says results exist that this
+    page does not show (a later page, or results an output cap cut off; then ``next_offset``
+    may be None); ``next_offset`` is the canonical offset (results to skip) of the next page;
+    ``total`` is the number of results when known (a lower bound after an output cap).
     """
 
     mode: str
@@ -360,7 +365,8 @@ class GrepObservation:
 
 @dataclass(frozen=True)
 class GlobObservation:
-    """``paths`` in the order shown, each absolute or relative to the call's ``cwd``."""
+    """``paths`` in the order shown, as grep's (absolute or relative to the call's ``cwd``);
+    ``truncated``, ``next_offset`` and ``total`` as for grep."""
 
     paths: tuple[str, ...]
     truncated: bool
