@@ -12,7 +12,7 @@ import functools
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -65,6 +65,26 @@ class LimitSpec:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A data table of the spec (``[[table]]``): the values clauses refer to by name.
+
+    The suite draws its fixtures from these (scrubbed variable names ...), docs/spec.md renders
+    them, and the kit's own tests check the reference against them.
+    """
+
+    name: str
+    tool: str
+    title: str
+    text: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    def column(self, name: str) -> list[str]:
+        index = self.columns.index(name)
+        return [row[index] for row in self.rows]
+
+
+@dataclass(frozen=True)
 class Spec:
     version: str
     intro: str
@@ -72,6 +92,14 @@ class Spec:
     sections: Mapping[str, str]
     features: Mapping[str, Feature]
     limits: Mapping[str, LimitSpec]
+    tables: Mapping[str, Table] = field(default_factory=dict)
+
+    def table(self, name: str) -> Table:
+        """The data table ``name``; KeyError names the known ones."""
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise KeyError(f"no spec table {name!r}; known: {', '.join(sorted(self.tables))}") from None
 
     @functools.cached_property
     def _by_id(self) -> dict[str, Clause]:
@@ -106,6 +134,7 @@ def _load(source: str) -> Spec:
     raws: list[tuple[Path, dict[str, Any]]] = []
     features: dict[str, Feature] = {}
     limits: dict[str, LimitSpec] = {}
+    tables: dict[str, Table] = {}
     for file in files:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
         version = str(data.get("version", version))
@@ -124,6 +153,11 @@ def _load(source: str) -> Spec:
                 " ".join(raw["text"].split()),
                 raw.get("probe", ""),
             )
+        for raw in data.get("table", []):
+            table = _table(file, raw)
+            if table.name in tables:
+                raise ValueError(f"{file}: table {table.name} appears twice")
+            tables[table.name] = table
     clauses = [_clause(file, raw) for file, raw in raws]
     seen: set[str] = set()
     for clause in clauses:
@@ -137,7 +171,21 @@ def _load(source: str) -> Spec:
         sections=sections,
         features=features,
         limits=limits,
+        tables=tables,
     )
+
+
+def _table(source: Path, raw: dict[str, Any]) -> Table:
+    name = raw.get("name", "?")
+    missing = [k for k in ("name", "tool", "title", "columns", "rows") if k not in raw]
+    if missing:
+        raise ValueError(f"{source}: table {name} lacks {', '.join(missing)}")
+    columns = tuple(str(c) for c in raw["columns"])
+    rows = tuple(tuple(str(v) for v in row) for row in raw["rows"])
+    for row in rows:
+        if len(row) != len(columns):
+            raise ValueError(f"{source}: table {name} has a row of {len(row)} values: {row}")
+    return Table(name, raw["tool"], raw["title"], " ".join(raw.get("text", "").split()), columns, rows)
 
 
 def _clause(source: Path, raw: dict[str, Any]) -> Clause:
@@ -241,6 +289,8 @@ def render_markdown(
         out += [f"## {tool}", ""]
         if tool in spec.sections:
             out += [spec.sections[tool].strip(), ""]
+        for table in (t for t in spec.tables.values() if t.tool == tool):
+            out += _render_table(table)
         for c in (c for c in spec.clauses if c.tool == tool):
             state = " (retired)" if c.retired else ""
             kind = " Presentation." if c.kind == "presentation" else ""
@@ -260,6 +310,22 @@ def render_markdown(
             if code:
                 out += ["*Reference:* " + ", ".join(f"`{p}`" for p in code), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _cell(value: str) -> str:
+    return "`" + value.replace("|", "\\|") + "`" if value else "(empty)"
+
+
+def _render_table(table: Table) -> list[str]:
+    out = [f"### Table `{table.name}`: {table.title}", ""]
+    if table.text:
+        out += [table.text, ""]
+    out += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+    for row in table.rows:
+        first, *rest = row
+        out.append("| " + " | ".join([_cell(first), *rest]) + " |")
+    out.append("")
+    return out
 
 
 def _registry_tables(spec: Spec) -> list[str]:

@@ -25,11 +25,16 @@ DEFAULT_LIMITS: Mapping[str, int | float] = {
 }
 
 
+#: limits for which 0 is a value ("no tool-level cap"), not a mistake
+ZERO_MEANS_NONE = frozenset({"bash.max_timeout_s"})
+
+
 class Limits:
     """The live limit values of one implementation instance.
 
     A limit whose default is an int accepts ints >= 1; one whose default is a float (seconds)
-    accepts any number > 0. Anything else is ignored, and not reported as applied.
+    accepts any finite number > 0 (>= 0 for ``ZERO_MEANS_NONE``). Anything else is ignored,
+    and not reported as applied.
     """
 
     def __init__(
@@ -68,9 +73,15 @@ class Limits:
             if name not in self._values or isinstance(value, bool):
                 continue
             if isinstance(self._values[name], float):
-                if not isinstance(value, int | float) or not 0 < value < float("inf"):
+                lowest_ok = 0 if name in ZERO_MEANS_NONE else None
+                if not isinstance(value, int | float) or not (
+                    value == lowest_ok or 0 < value < float("inf")
+                ):
                     continue
-                value = float(value)
+                try:
+                    value = float(value)
+                except OverflowError:  # an integer beyond the float range
+                    continue
             elif not isinstance(value, int) or value < 1:
                 continue
             self._values[name] = value

@@ -4,10 +4,14 @@ Each command gets a small supervisor (``supervisor.py``, a separate interpreter)
 child subreaper: descendants that double-fork or call ``setsid`` are re-parented to it, so a
 timeout or an abort ends every one of them (SIGTERM, a grace period for traps, then SIGKILL). The
 implementation process itself never becomes a subreaper, so a test runner hosting it in-process
-is not affected. When the implementation dies, the supervisor sees its stdin close and ends the
-tree too.
+is not affected. When the implementation dies, even by SIGKILL, the supervisor sees its stdin
+close and ends the tree too (BASH-SHUT-05).
 
-The command writes stdout and stderr to one pipe (interleaving kept); the caller reads it.
+A keepalive command (``nohup server &``) may leave processes running when it ends: its
+supervisor stays and watches them, so that shutdown still ends them (BASH-SHUT-03).
+
+The command writes stdout and stderr to one pipe (BASH-PROC-04: the interleaving is kept); the
+caller reads it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 SUPERVISOR = str(Path(__file__).with_name("supervisor.py"))
 BASH = "/bin/bash"
@@ -32,6 +37,30 @@ class Exit:
 
     code: int | None
     signal: int | None
+
+
+class CommandProcess(Protocol):
+    """What a task needs of a started command (``BashOps.spawn`` returns one).
+
+    ``output_fd`` is the read end of the command's combined output; ``finished`` is set when
+    the command is over (its leader exited and its leftovers were ended or detached);
+    ``stop()`` ends the whole tree, also after a keepalive command detached; ``alive`` says
+    whether anything is still to be ended by ``stop()``.
+    """
+
+    output_fd: int
+    leader_pid: int | None
+    exit: Exit | None
+    finished: threading.Event
+
+    @property
+    def alive(self) -> bool: ...
+
+    def stop(self) -> None: ...
+
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+    def wait_gone(self, timeout: float | None = None) -> bool: ...
 
 
 class Supervised:
@@ -52,6 +81,7 @@ class Supervised:
         self.exit: Exit | None = None
         self.started = threading.Event()
         self.finished = threading.Event()
+        self.gone = threading.Event()
         self._stopping = False
         try:
             self._proc = subprocess.Popen(
@@ -96,6 +126,8 @@ class Supervised:
             elif word == "exit":
                 status = int(value)
                 self.exit = Exit(status, None) if status >= 0 else Exit(None, -status)
+            elif word == "detached":  # a keepalive command ended; its leftovers are watched
+                self.finished.set()
             elif word == "done":
                 break
         self._proc.wait()
@@ -106,10 +138,15 @@ class Supervised:
             assert self._proc.stdin is not None
             self._proc.stdin.close()
         self.finished.set()
+        self.gone.set()
+
+    @property
+    def alive(self) -> bool:
+        return not self.gone.is_set()
 
     def stop(self) -> None:
         """End the command and every descendant (SIGTERM, grace, SIGKILL). Idempotent."""
-        if self._stopping or self.finished.is_set():
+        if self._stopping or self.gone.is_set():
             return
         self._stopping = True
         with contextlib.suppress(OSError, ValueError):
@@ -119,3 +156,6 @@ class Supervised:
 
     def wait(self, timeout: float | None = None) -> bool:
         return self.finished.wait(timeout)
+
+    def wait_gone(self, timeout: float | None = None) -> bool:
+        return self.gone.wait(timeout)

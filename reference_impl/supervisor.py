@@ -9,7 +9,9 @@ implementation's own process (a pytest run, an agent) never becomes a subreaper.
 Wire (one line each): the parent writes a JSON header on stdin
 ``{"command", "cwd", "env", "out_fd", "keepalive", "grace"}`` and later may write ``stop``; the
 supervisor answers on stdout ``pid N``, ``exit S`` (S as subprocess reports it: negative is a
-signal) and finally ``done``. End of stdin (the parent died) counts as ``stop``.
+signal), ``detached`` when a keepalive command left processes running (the supervisor then
+stays, watching them, so that a later ``stop`` or the end of stdin still ends them) and finally
+``done``. End of stdin (the parent died, even by SIGKILL) counts as ``stop`` (BASH-SHUT-05).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from typing import Any
 
 PR_SET_CHILD_SUBREAPER = 36
 POLL_S = 0.02
+LINGER_POLL_S = 0.25
 
 
 def become_subreaper() -> bool:
@@ -74,7 +77,7 @@ class Supervisor:
         out_fd = int(self.header["out_fd"])
         env = self.header.get("env")
         pid = os.fork()
-        if pid == 0:  # the command: own session and process group, stdin from /dev/null
+        if pid == 0:  # BASH-PROC-03: own session and process group, stdin from /dev/null
             try:
                 os.setsid()
                 devnull = os.open(os.devnull, os.O_RDONLY)
@@ -122,7 +125,10 @@ class Supervisor:
         return victims
 
     def end_tree(self) -> None:
-        """SIGTERM to everything, a grace period for traps, then SIGKILL until nothing is left."""
+        """SIGTERM to everything, a grace period for traps, then SIGKILL until nothing is left.
+
+        BASH-KILL-02 (SIGTERM first), BASH-KILL-03 (SIGKILL after the grace), BASH-KILL-04
+        (descendants that left the group are found through the subreaper's parent links)."""
         grace = float(self.header.get("grace", 3.0))
         self.signal_all(signal.SIGTERM)
         deadline = time.monotonic() + grace
@@ -139,19 +145,39 @@ class Supervisor:
             self.reap()
         self.reap()
 
+    def stop_requested(self, wait: float) -> bool:
+        """Wait up to ``wait`` s for a ``stop`` line or the end of stdin."""
+        ready, _, _ = select.select([0], [], [], wait)
+        if not ready:
+            return False
+        try:
+            line = os.read(0, 4096)
+        except OSError:
+            return True
+        return not line or b"stop" in line
+
+    def linger(self) -> bool:
+        """A keepalive command ended and left processes: watch them until they end or a stop
+        comes (BASH-KEEP-02, BASH-SHUT-03). True when a stop came."""
+        self.say("detached")
+        while descendants(self.me):
+            if self.stop_requested(LINGER_POLL_S):
+                return True
+            self.reap()
+        return False
+
     def run(self) -> int:
         self.start()
         stopped = False
         while self.leader_status is None:
-            ready, _, _ = select.select([0], [], [], POLL_S)
-            if ready:
-                line = os.read(0, 4096)
-                if not line or b"stop" in line:
-                    stopped = True
-                    break
+            if self.stop_requested(POLL_S):
+                stopped = True
+                break
             self.reap()
+        if not stopped and self.header.get("keepalive") and descendants(self.me):
+            stopped = self.linger()
         if stopped or not self.header.get("keepalive"):
-            self.end_tree()
+            self.end_tree()  # BASH-KILL-01, BASH-KILL-02, BASH-KILL-03, BASH-KILL-04
         self.reap()
         if self.leader_status is None:  # killed before it was collected
             self.leader_status = -signal.SIGKILL

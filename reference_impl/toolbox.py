@@ -7,7 +7,9 @@ one into an ``internal`` error result, so a call never raises into its caller.
 Tools are modules named in ``TOOL_MODULES``. A tool module provides ``run(arguments, ctx)`` (or
 the function named after the colon) and may provide ``FEATURES`` (manifest feature names),
 ``LIMITS`` (default limit values, configurable), ``OPS`` (its operations port: the object through
-which it touches files and processes), ``METHODS`` (extra protocol methods, each
+which it touches files and processes), ``REFUSED`` (details every error result of the tool
+carries when the tool did not get to run, e.g. the observation of a call that ran nothing),
+``METHODS`` (extra protocol methods, each
 ``fn(params, services) -> result``) and ``shutdown(services)``.
 
 A variant of the reference (the kit's broken and alternative implementations) is this class
@@ -83,6 +85,9 @@ class ReferenceTools:
         self.tools, by_tool = _load_tools()
         self.tools.update(runs or {})
         self.modules = list(dict.fromkeys(by_tool.values()))
+        self._refused: dict[str, Mapping[str, Any]] = {
+            name: module.REFUSED for name, module in by_tool.items() if hasattr(module, "REFUSED")
+        }
         defaults: dict[str, Any] = {}
         for module in self.modules:
             defaults.update(getattr(module, "LIMITS", {}))
@@ -156,22 +161,28 @@ class ReferenceTools:
             raise UnknownToolError(
                 f"unknown tool {tool!r}; this implementation has {sorted(self.tools)}"
             )
+        refused = self._refused.get(tool, {})
         if not isinstance(cwd, str) or not os.path.isabs(cwd):
-            return error_result("invalid_cwd", f"cwd must be an absolute path, got {cwd!r}.")
+            return error_result(
+                "invalid_cwd", f"cwd must be an absolute path, got {cwd!r}.", **refused
+            )
         if not os.path.isdir(cwd):
-            return error_result("invalid_cwd", f"Working directory does not exist: {cwd}")
+            return error_result("invalid_cwd", f"Working directory does not exist: {cwd}", **refused)
         ctx = self.context(cwd, env, cancel)
         try:
             result = run(arguments, ctx)
         except ToolError as exc:
             result = error_result(exc.code, exc.message, **exc.details)
         except FileNotFoundError as exc:
-            result = error_result("not_found", f"File not found: {exc.filename or exc}.")
+            result = error_result(
+                "not_found", f"File not found: {exc.filename or exc}.", **refused
+            )
         except Exception as exc:  # the contract: a call never raises into its caller
             result = error_result(
                 "internal",
                 f"Internal error in {tool}: {type(exc).__name__}: {exc}",
                 traceback=traceback.format_exc(limit=5),
+                **refused,
             )
         return self.present(tool, arguments, cwd, result)
 
