@@ -128,7 +128,9 @@ class Supervised:
                 self.exit = Exit(status, None) if status >= 0 else Exit(None, -status)
             elif word == "detached":  # a keepalive command ended; its leftovers are watched
                 self.finished.set()
-            elif word == "done":
+            elif word == "done":  # the tree is ended: the command is over
+                if self.exit is not None:
+                    self.finished.set()
                 break
         self._proc.wait()
         if self.exit is None:

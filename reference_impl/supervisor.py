@@ -1,10 +1,11 @@
 """A tiny supervisor process: runs one command and guarantees that its whole tree can be ended.
 
 It is started as a separate interpreter (``python -I -S supervisor.py``, stdlib only, no package
-imports) so that only this short-lived process becomes a Linux child subreaper
-(``PR_SET_CHILD_SUBREAPER``): every descendant of the command that double-forks or calls
-``setsid`` is re-parented to it instead of to init, so it can still find and end them. The
-implementation's own process (a pytest run, an agent) never becomes a subreaper.
+imports, few modules: it starts once per command) so that only this short-lived process becomes
+a Linux child subreaper (``PR_SET_CHILD_SUBREAPER``): every descendant of the command that
+double-forks or calls ``setsid`` is re-parented to it instead of to init, so it can still find
+and end them. The implementation's own process (a pytest run, an agent) never becomes a
+subreaper. SIGCHLD wakes it the moment the command exits.
 
 Wire (one line each): the parent writes a JSON header on stdin
 ``{"command", "cwd", "env", "out_fd", "keepalive", "grace"}`` and later may write ``stop``; the
@@ -16,7 +17,6 @@ stays, watching them, so that a later ``stop`` or the end of stdin still ends th
 
 from __future__ import annotations
 
-import contextlib
 import ctypes
 import json
 import os
@@ -24,7 +24,6 @@ import select
 import signal
 import sys
 import time
-from typing import Any
 
 PR_SET_CHILD_SUBREAPER = 36
 POLL_S = 0.02
@@ -62,42 +61,62 @@ def descendants(root: int) -> list[int]:
     return found
 
 
+def _kill(pid: int, number: int, *, group: bool = False) -> None:
+    try:
+        (os.killpg if group else os.kill)(pid, number)
+    except OSError:
+        pass
+
+
 class Supervisor:
-    def __init__(self, header: dict[str, Any]) -> None:
-        self.header = header
+    def __init__(self, header: dict[str, object], wake: int) -> None:
+        self.command = str(header["command"])
+        self.cwd = str(header["cwd"])
+        env = header.get("env")
+        self.env = {str(k): str(v) for k, v in env.items()} if isinstance(env, dict) else None
+        out_fd = header["out_fd"]
+        self.out_fd = out_fd if isinstance(out_fd, int) else int(str(out_fd))
+        self.keepalive = bool(header.get("keepalive"))
+        self.grace = float(str(header.get("grace", 3.0)))
+        self.shell = str(header.get("shell") or "/bin/bash")
+        self.wake = wake
         self.me = os.getpid()
         self.leader = 0
         self.leader_status: int | None = None
 
     def say(self, line: str) -> None:
-        with contextlib.suppress(OSError):
+        try:
             os.write(1, (line + "\n").encode())
+        except OSError:
+            pass
 
     def start(self) -> None:
-        out_fd = int(self.header["out_fd"])
-        env = self.header.get("env")
         pid = os.fork()
         if pid == 0:  # BASH-PROC-03: own session and process group, stdin from /dev/null
             try:
                 os.setsid()
                 devnull = os.open(os.devnull, os.O_RDONLY)
                 os.dup2(devnull, 0)
-                os.dup2(out_fd, 1)
-                os.dup2(out_fd, 2)
+                os.dup2(self.out_fd, 1)
+                os.dup2(self.out_fd, 2)
                 os.closerange(3, 1 << 16)
                 for number in range(1, signal.NSIG):
-                    with contextlib.suppress(OSError, ValueError):
+                    try:
                         signal.signal(number, signal.SIG_DFL)
-                os.chdir(self.header["cwd"])
-                argv = [self.header.get("shell", "/bin/bash"), "-c", self.header["command"]]
-                if env is None:
+                    except (OSError, ValueError):
+                        pass
+                os.chdir(self.cwd)
+                argv = [self.shell, "-c", self.command]
+                if self.env is None:
                     os.execv(argv[0], argv)
-                os.execve(argv[0], argv, env)
+                os.execve(argv[0], argv, self.env)
             except BaseException as exc:  # report, then leave the fork
-                with contextlib.suppress(OSError):
+                try:
                     os.write(2, f"cannot start bash: {exc}\n".encode())
+                except OSError:
+                    pass
             os._exit(127)
-        os.close(out_fd)
+        os.close(self.out_fd)
         self.leader = pid
         self.say(f"pid {pid}")
 
@@ -117,11 +136,9 @@ class Supervisor:
     def signal_all(self, number: int) -> list[int]:
         victims = descendants(self.me)
         if self.leader_status is None:
-            with contextlib.suppress(OSError):
-                os.killpg(self.leader, number)
+            _kill(self.leader, number, group=True)
         for pid in victims:
-            with contextlib.suppress(OSError):
-                os.kill(pid, number)
+            _kill(pid, number)
         return victims
 
     def end_tree(self) -> None:
@@ -129,9 +146,8 @@ class Supervisor:
 
         BASH-KILL-02 (SIGTERM first), BASH-KILL-03 (SIGKILL after the grace), BASH-KILL-04
         (descendants that left the group are found through the subreaper's parent links)."""
-        grace = float(self.header.get("grace", 3.0))
         self.signal_all(signal.SIGTERM)
-        deadline = time.monotonic() + grace
+        deadline = time.monotonic() + self.grace
         while time.monotonic() < deadline:
             self.reap()
             if not descendants(self.me):
@@ -145,10 +161,17 @@ class Supervisor:
             self.reap()
         self.reap()
 
-    def stop_requested(self, wait: float) -> bool:
-        """Wait up to ``wait`` s for a ``stop`` line or the end of stdin."""
-        ready, _, _ = select.select([0], [], [], wait)
-        if not ready:
+    def wait_event(self, wait: float) -> bool:
+        """Sleep until a child exits, a line comes on stdin, or ``wait`` s pass; True when the
+        parent asked to stop (``stop``, or the end of stdin)."""
+        ready, _, _ = select.select([0, self.wake], [], [], wait)
+        if self.wake in ready:
+            try:
+                while os.read(self.wake, 512):
+                    pass
+            except BlockingIOError:
+                pass
+        if 0 not in ready:
             return False
         try:
             line = os.read(0, 4096)
@@ -161,7 +184,7 @@ class Supervisor:
         comes (BASH-KEEP-02, BASH-SHUT-03). True when a stop came."""
         self.say("detached")
         while descendants(self.me):
-            if self.stop_requested(LINGER_POLL_S):
+            if self.wait_event(LINGER_POLL_S):
                 return True
             self.reap()
         return False
@@ -170,13 +193,13 @@ class Supervisor:
         self.start()
         stopped = False
         while self.leader_status is None:
-            if self.stop_requested(POLL_S):
+            if self.wait_event(1.0):
                 stopped = True
                 break
             self.reap()
-        if not stopped and self.header.get("keepalive") and descendants(self.me):
+        if not stopped and self.keepalive and descendants(self.me):
             stopped = self.linger()
-        if stopped or not self.header.get("keepalive"):
+        if stopped or not self.keepalive:
             self.end_tree()  # BASH-KILL-01, BASH-KILL-02, BASH-KILL-03, BASH-KILL-04
         self.reap()
         if self.leader_status is None:  # killed before it was collected
@@ -190,14 +213,20 @@ def main() -> int:
     become_subreaper()
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    wake_read, wake_write = os.pipe()
+    os.set_blocking(wake_read, False)
+    os.set_blocking(wake_write, False)
+    signal.set_wakeup_fd(wake_write)
+    signal.signal(signal.SIGCHLD, lambda number, frame: None)
     header_line = b""
     while not header_line.endswith(b"\n"):
         chunk = os.read(0, 1 << 20)
         if not chunk:
             return 2
         header_line += chunk
-    return Supervisor(json.loads(header_line)).run()
+    return Supervisor(json.loads(header_line), wake_read).run()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.stdout.flush()
+    os._exit(main())  # nothing to clean up: skip the interpreter's shutdown
