@@ -74,6 +74,7 @@ class Supervised:
         *,
         keepalive: bool,
         grace: float,
+        tied: bool = True,
     ) -> None:
         read_end, write_end = os.pipe()
         self.output_fd = read_end
@@ -106,6 +107,7 @@ class Supervised:
             "keepalive": keepalive,
             "grace": grace,
             "shell": BASH,
+            "tied": tied,
         }
         assert self._proc.stdin is not None
         self._proc.stdin.write((json.dumps(header) + "\n").encode())

@@ -12,7 +12,9 @@ Wire (one line each): the parent writes a JSON header on stdin
 supervisor answers on stdout ``pid N``, ``exit S`` (S as subprocess reports it: negative is a
 signal), ``detached`` when a keepalive command left processes running (the supervisor then
 stays, watching them, so that a later ``stop`` or the end of stdin still ends them) and finally
-``done``. End of stdin (the parent died, even by SIGKILL) counts as ``stop`` (BASH-SHUT-05).
+``done``. End of stdin (the parent died, even by SIGKILL) counts as ``stop`` (BASH-SHUT-05),
+unless the header says ``"tied": false`` (a supervisor that outlives its parent: only the kit's
+broken implementations ask for that).
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ class Supervisor:
         self.keepalive = bool(header.get("keepalive"))
         self.grace = float(str(header.get("grace", 3.0)))
         self.shell = str(header.get("shell") or "/bin/bash")
+        self.tied = header.get("tied", True) is not False
+        self.stdin_open = True
         self.wake = wake
         self.me = os.getpid()
         self.leader = 0
@@ -164,7 +168,8 @@ class Supervisor:
     def wait_event(self, wait: float) -> bool:
         """Sleep until a child exits, a line comes on stdin, or ``wait`` s pass; True when the
         parent asked to stop (``stop``, or the end of stdin)."""
-        ready, _, _ = select.select([0, self.wake], [], [], wait)
+        watched = [0, self.wake] if self.stdin_open else [self.wake]
+        ready, _, _ = select.select(watched, [], [], wait)
         if self.wake in ready:
             try:
                 while os.read(self.wake, 512):
@@ -176,7 +181,10 @@ class Supervisor:
         try:
             line = os.read(0, 4096)
         except OSError:
-            return True
+            line = b""
+        if not line and not self.tied:  # the parent is gone, and this one stays
+            self.stdin_open = False
+            return False
         return not line or b"stop" in line
 
     def linger(self) -> bool:
