@@ -374,7 +374,8 @@ def _expect_output_in_text(result: Any) -> None:
 
 
 def _mentions(text: str, forms: set[str]) -> bool:
-    return any(re.search(rf"(?<![\w.]){re.escape(f)}(?![\w]|\.\d)", text) for f in forms)
+    """One of ``forms`` as a number of its own (a unit may follow it: ``1250ms``, ``1.25s``)."""
+    return any(re.search(rf"(?<![\d.]){re.escape(f)}(?!\d|\.\d)", text) for f in forms)
 
 
 @clause("BASH-PRES-02")

@@ -244,24 +244,31 @@ def observation(
     return obs
 
 
+def _cut_notice(task: Task, view: View) -> str:
+    """BASH-PRES-03: a cut view says so and where the whole output is (after a blank line, so
+    that the view itself stays an exact head and tail)."""
+    if not view.truncated:
+        return ""
+    kept = (
+        " (the file keeps the first and the last part only: the command printed more than "
+        f"{task.file_max_bytes} bytes)"
+        if task.output.file_truncated
+        else ""
+    )
+    return (
+        f"\n\n[Output truncated: {view.total_bytes} bytes in all, head and tail shown. "
+        f"Full output: {task.output.path}{kept} (read it, or redirect output to a file; "
+        "do not re-run a command that has side effects).]"
+    )
+
+
 def _finish_text(task: Task, view: View) -> tuple[str, bool, dict[str, Any]]:
     """The bounded output, followed by what ended the command; and whether it is an error."""
     details: dict[str, Any] = {"totalBytes": view.total_bytes, "truncated": view.truncated}
-    text = view.text or NO_OUTPUT
+    text = (view.text or NO_OUTPUT) + _cut_notice(task, view)
     if view.truncated:
         details["fullOutputPath"] = task.output.path
         details["omittedBytes"] = view.omitted_bytes
-        kept = (
-            " (the file keeps the first and the last part only: the command printed more than "
-            f"{task.file_max_bytes} bytes)"
-            if task.output.file_truncated
-            else ""
-        )
-        text += (  # the view stays an exact head and tail; the notice follows a blank line
-            f"\n\n[Output truncated: {view.total_bytes} bytes in all, head and tail shown. "
-            f"Full output: {task.output.path}{kept} (read it, or redirect output to a file; "
-            "do not re-run a command that has side effects).]"
-        )
     outcome = task.outcome
     assert outcome is not None
     shown = text.rstrip("\n")
@@ -416,7 +423,8 @@ def run_task_output(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     details: dict[str, Any] = {"task_id": task.id, "status": status}
     view = _view(task, ctx)
     if status == "running":
-        text = (view.text or NO_OUTPUT) + f"\n\n[Task {task.id} is still running.]"
+        text = (view.text or NO_OUTPUT) + _cut_notice(task, view)
+        text += f"\n\n[Task {task.id} is still running.]"
         details["truncated"] = view.truncated
         if view.truncated:
             details["fullOutputPath"] = task.output.path

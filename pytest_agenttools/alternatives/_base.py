@@ -111,9 +111,13 @@ class Alternative(ReferenceTools):
             fragment = getattr(module, "MANIFEST", {}).get(style)
             if fragment:
                 fragments.append(fragment)
-            setup.update(getattr(module, "SETUP", {}).get(style, {}))
+            for key, value in getattr(module, "SETUP", {}).get(style, {}).items():
+                if isinstance(value, Mapping):  # limits, units, ops, runs: merged per tool
+                    setup[key] = {**setup.get(key, {}), **value}
+                else:
+                    setup[key] = value
         self.fragments = fragments
-        super().__init__(limits, **setup)
+        super().__init__({**setup.pop("limits", {}), **(limits or {})}, **setup)
 
     def manifest(self) -> dict[str, Any]:
         manifest = super().manifest()
