@@ -1,11 +1,17 @@
 """A tiny supervisor process: runs one command and guarantees that its whole tree can be ended.
 
-It is started as a separate interpreter (``python -I -S supervisor.py``, stdlib only, no package
-imports, few modules: it starts once per command) so that only this short-lived process becomes
-a Linux child subreaper (``PR_SET_CHILD_SUBREAPER``): every descendant of the command that
+It runs as a separate interpreter (``python -I -S supervisor.py``, stdlib only, no package
+imports) so that only this short-lived process becomes a Linux child subreaper (``PR_SET_CHILD_SUBREAPER``): every descendant of the command that
 double-forks or calls ``setsid`` is re-parented to it instead of to init, so it can still find
 and end them. The implementation's own process (a pytest run, an agent) never becomes a
 subreaper. SIGCHLD wakes it the moment the command exits.
+
+Starting an interpreter per command costs tens of milliseconds, so the implementation starts
+one fork server (``supervisor.py --fork-server``, its stdin a SOCK_SEQPACKET socket) and asks it
+for each command: a message holds the JSON header and three file descriptors (the supervisor's
+stdin, its stdout and the command's output pipe); the server forks, and the child becomes that
+command's supervisor. The server itself is no subreaper, holds none of the pipes' write ends
+that signal the parent's death, and exits when its socket closes.
 
 Wire (one line each): the parent writes a JSON header on stdin
 ``{"command", "cwd", "env", "out_fd", "keepalive", "grace"}`` and later may write ``stop``; the
@@ -19,11 +25,13 @@ broken implementations ask for that).
 
 from __future__ import annotations
 
+import array
 import ctypes
 import json
 import os
 import select
 import signal
+import socket
 import sys
 import time
 
@@ -198,6 +206,7 @@ class Supervisor:
         return False
 
     def run(self) -> int:
+        self.say(f"supervisor {self.me}")
         self.start()
         stopped = False
         while self.leader_status is None:
@@ -217,7 +226,8 @@ class Supervisor:
         return 0
 
 
-def main() -> int:
+def _prepare() -> int:
+    """Signals and the SIGCHLD wake-up pipe of a supervisor; returns the pipe's read end."""
     become_subreaper()
     signal.signal(signal.SIGPIPE, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
@@ -226,15 +236,63 @@ def main() -> int:
     os.set_blocking(wake_write, False)
     signal.set_wakeup_fd(wake_write)
     signal.signal(signal.SIGCHLD, lambda number, frame: None)
+    return wake_read
+
+
+def main() -> int:
+    wake = _prepare()
     header_line = b""
     while not header_line.endswith(b"\n"):
         chunk = os.read(0, 1 << 20)
         if not chunk:
             return 2
         header_line += chunk
-    return Supervisor(json.loads(header_line), wake_read).run()
+    return Supervisor(json.loads(header_line), wake).run()
+
+
+def fork_server() -> int:
+    """Fork one supervisor per request until the socket on stdin closes."""
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the children reap themselves
+    server = socket.socket(fileno=0)
+    fd_size = array.array("i").itemsize
+    while True:
+        try:
+            message, ancillary, _, _ = server.recvmsg(1 << 20, socket.CMSG_SPACE(3 * fd_size))
+        except InterruptedError:
+            continue
+        except OSError:
+            return 0
+        fds = array.array("i")
+        for level, kind, data in ancillary:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(data[: len(data) - len(data) % fd_size])
+        if not message:
+            return 0
+        if len(fds) != 3:
+            for fd in fds:
+                os.close(fd)
+            continue
+        if os.fork() == 0:
+            try:
+                server.close()
+                control, status, output = fds
+                os.dup2(control, 0)
+                os.dup2(status, 1)
+                os.close(control)
+                os.close(status)
+                os.setsid()
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                header = json.loads(message)
+                header["out_fd"] = output
+                os._exit(Supervisor(header, _prepare()).run())
+            except BaseException:
+                os._exit(3)
+        for fd in fds:
+            os.close(fd)
 
 
 if __name__ == "__main__":
+    serving = sys.argv[1:] == ["--fork-server"]
+    code = fork_server() if serving else main()
     sys.stdout.flush()
-    os._exit(main())  # nothing to clean up: skip the interpreter's shutdown
+    os._exit(code)  # nothing to clean up: skip the interpreter's shutdown
