@@ -289,7 +289,9 @@ def hosted_instance(config: Any) -> Iterator[Host]:
     adapter.start()
     try:
         new = [p for p in psutil.Process().children() if p.pid not in before]
-        assert len(new) == 1, f"expected one new server process, found {describe(p.pid for p in new)}"
+        assert len(new) == 1, (
+            f"expected one new server process, found {describe(p.pid for p in new)}"
+        )
         yield Host(adapter, new[0].pid)
     finally:
         with contextlib.suppress(Exception):

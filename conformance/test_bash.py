@@ -62,7 +62,9 @@ def expect_refused(result: Any, ws: Workspace, what: str) -> None:
 
 @clause("BASH-ARG-02")
 @pytest.mark.parametrize(("arguments", "name"), BAD_ARGUMENTS, ids=BAD_IDS)
-def test_bad_arguments(tools: ToolClient, ws: Workspace, arguments: dict[str, Any], name: str) -> None:
+def test_bad_arguments(
+    tools: ToolClient, ws: Workspace, arguments: dict[str, Any], name: str
+) -> None:
     expect_refused(tools.call("bash", **arguments), ws, f"bad {name}")
 
 
@@ -170,7 +172,7 @@ def test_command_without_timeout_is_bounded(tools: ToolClient, ws: Workspace) ->
         return  # enforcement of a timeout is BASH-TO-02; the long default is not waited for
     fast(tools, 0.3)
     started = time.monotonic()
-    result, obs, _ = complete(tools, tools.call("bash", command="echo $$ >> pids; sleep 30"))
+    _, obs, _ = complete(tools, tools.call("bash", command="echo $$ >> pids; sleep 30"))
     assert obs.timed_out, f"the default timeout of 1 s did not end the command: {dict(obs.raw)}"
     assert obs.timeout_s == 1, f"the observation should say the default applied: {obs.timeout_s}"
     assert time.monotonic() - started < 15, "the command ran far beyond its default timeout"
@@ -230,7 +232,9 @@ def _stdin_of(pid: int) -> str | None:
 @clause("BASH-PROC-03")
 def test_own_group_and_stdin(tools: ToolClient, ws: Workspace) -> None:
     pid, pending = _running_pid(
-        tools, ws, "echo $$ > pid; cat; echo read-done > log; while [ ! -e go ]; do sleep 0.05; done"
+        tools,
+        ws,
+        "echo $$ > pid; cat; echo read-done > log; while [ ! -e go ]; do sleep 0.05; done",
     )
     try:
         deadline = time.monotonic() + 10

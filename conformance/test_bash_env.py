@@ -102,7 +102,9 @@ PRECEDENCE = _precedence()
 @pytest.mark.parametrize(
     ("extra", "mode"), PRECEDENCE, ids=[f"{sorted(e.items())}->{m}" for e, m in PRECEDENCE]
 )
-def test_mode_precedence(tools: ToolClient, ws: Workspace, extra: dict[str, str], mode: str) -> None:
+def test_mode_precedence(
+    tools: ToolClient, ws: Workspace, extra: dict[str, str], mode: str
+) -> None:
     env = {**base_env(ws), **extra, "OPENAI_API_KEY": "k1", "MY_SERVICE_TOKEN": "k2"}
     seen, _ = child_env(tools, env)
     observed = (
@@ -115,7 +117,11 @@ def test_mode_precedence(tools: ToolClient, ws: Workspace, extra: dict[str, str]
 def test_scrub_list(tools: ToolClient, ws: Workspace) -> None:
     names = [*SCRUBBED, *(f"INPUT_{n}" for n in SCRUBBED)]
     unlisted = ["MY_SERVICE_TOKEN", "DATABASE_URL", "SOME_API_KEY"]
-    env = {**base_env(ws), MODE: "scrub", **{n: secret(n) for n in [*names, *SCRUB_KEPT, *unlisted]}}
+    env = {
+        **base_env(ws),
+        MODE: "scrub",
+        **{n: secret(n) for n in [*names, *SCRUB_KEPT, *unlisted]},
+    }
     seen, _ = child_env(tools, env)
     leaked = [n for n in names if n in seen]
     assert not leaked, f"scrub passed these through: {leaked}"
@@ -179,7 +185,12 @@ def test_strict_allowlist(tools: ToolClient, ws: Workspace) -> None:
 
 def _sanitised_env(ws: Workspace, mode: str) -> tuple[dict[str, str], list[str]]:
     names = ["OPENAI_API_KEY", "AWS_SECRET_ACCESS_KEY", "INPUT_FIGMA_TOKEN", "MY_DB_PASSWORD"]
-    env = {**base_env(ws), MODE: mode, "AGENTTOOLS_SESSION_ID": "x", **{n: secret(n) for n in names}}
+    env = {
+        **base_env(ws),
+        MODE: mode,
+        "AGENTTOOLS_SESSION_ID": "x",
+        **{n: secret(n) for n in names},
+    }
     return env, names
 
 
@@ -215,7 +226,8 @@ def test_removed_names_reported_for_a_task(tools: ToolClient, ws: Workspace) -> 
     started = tools.call("bash", command="env > task-env", run_in_background=True, _env=env)
     _, polls = drain(tools, task_id_of(started))
     results = [started, *polls]
-    reports = [list(bash_obs(r).env_removed) for r in results if bash_obs(r).env_removed is not None]
+    observed = [bash_obs(r) for r in results]
+    reports = [list(o.env_removed) for o in observed if o.env_removed is not None]
     _expect_reported_once(reports, removed, "a background task")
     wire = "".join(r.text + json.dumps(dict(r.details)) for r in results)
     leaked = [n for n in names if n in removed and secret(n) in wire]

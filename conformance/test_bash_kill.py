@@ -91,7 +91,7 @@ def test_term_ignorer_dies_after_grace(tools: ToolClient, ws: Workspace) -> None
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     started = time.monotonic()
-    result, obs, _ = complete(tools, tools.call("bash", command=command, timeout=timeout))
+    _, obs, _ = complete(tools, tools.call("bash", command=command, timeout=timeout))
     returned = time.monotonic()
     watcher.join(5)
     stop.set()

@@ -34,7 +34,9 @@ from .bash_strategies import (
 )
 
 segments = st.lists(
-    st.tuples(st.integers(0, 300), st.integers(1, 80), st.sampled_from(["a", "b", "xyz", "中", "é"])),
+    st.tuples(
+        st.integers(0, 300), st.integers(1, 80), st.sampled_from(["a", "b", "xyz", "中", "é"])
+    ),
     min_size=0,
     max_size=5,
 )
@@ -42,7 +44,9 @@ segments = st.lists(
 
 @clause("BASH-OUT-06")
 @given(shape=segments, final_newline=st.booleans())
-def test_view_within_caps(tools: ToolClient, ws: Workspace, shape: list[Any], final_newline: bool) -> None:
+def test_view_within_caps(
+    tools: ToolClient, ws: Workspace, shape: list[Any], final_newline: bool
+) -> None:
     caps = view_caps(tools)
     root = ws.subdir()
     lines = [f"{n}:{ch * length}" for length, count, ch in shape for n in range(count)]

@@ -150,7 +150,9 @@ def test_handed_over_keeps_timeout(tools: ToolClient, ws: Workspace) -> None:
 
 @clause("BASH-PRES-05")
 def test_task_texts(tools: ToolClient) -> None:
-    started = tools.call("bash", command="echo task-line-1; echo task-line-2", run_in_background=True)
+    started = tools.call(
+        "bash", command="echo task-line-1; echo task-line-2", run_in_background=True
+    )
     task_id = task_id_of(started)
     assert task_id in started.text, (
         f"the text must give the task id {task_id!r} so the model can poll it: {started.text!r}"
@@ -170,4 +172,6 @@ def test_handover_text(tools: ToolClient, ws: Workspace) -> None:
     task_id = task_id_of(result)
     ws.put("go", "")
     drain(tools, task_id)
-    assert task_id in result.text, f"the handover must name the task id {task_id!r}: {result.text!r}"
+    assert task_id in result.text, (
+        f"the handover must name the task id {task_id!r}: {result.text!r}"
+    )

@@ -99,7 +99,9 @@ class Spec:
         try:
             return self.tables[name]
         except KeyError:
-            raise KeyError(f"no spec table {name!r}; known: {', '.join(sorted(self.tables))}") from None
+            raise KeyError(
+                f"no spec table {name!r}; known: {', '.join(sorted(self.tables))}"
+            ) from None
 
     @functools.cached_property
     def _by_id(self) -> dict[str, Clause]:
@@ -185,7 +187,9 @@ def _table(source: Path, raw: dict[str, Any]) -> Table:
     for row in rows:
         if len(row) != len(columns):
             raise ValueError(f"{source}: table {name} has a row of {len(row)} values: {row}")
-    return Table(name, raw["tool"], raw["title"], " ".join(raw.get("text", "").split()), columns, rows)
+    return Table(
+        name, raw["tool"], raw["title"], " ".join(raw.get("text", "").split()), columns, rows
+    )
 
 
 def _clause(source: Path, raw: dict[str, Any]) -> Clause:

@@ -86,7 +86,7 @@ class BashOps:
         return Supervised(command, cwd, env, keepalive=keepalive, grace=grace)
 
     def capture(self, read_fd: int, file_max_bytes: int) -> OutputCapture:
-        """Drain the command's output into a bounded file (BASH-OUT-03, BASH-OUT-09)."""
+        """Drain the command's output into a bounded file (BASH-OUT-03, BASH-OUT-08)."""
         return OutputCapture(read_fd, file_max_bytes=file_max_bytes)
 
     def environment(
@@ -213,7 +213,8 @@ def observation(
     env_removed: bool = False,
     trash_dir: str | None = None,
 ) -> dict[str, Any]:
-    """The canonical account of a command (BashObservation), whatever the text says."""
+    """The canonical account of a command (BashObservation), whatever the text says:
+    BASH-EXIT-04, BASH-EXIT-05, BASH-EXIT-06 (how it ended), BASH-OUT-07 (where the rest is)."""
     obs: dict[str, Any] = {"output": view.text if view else "", "truncated": False}
     if view is not None and view.truncated:
         obs.update(truncated=True, output_head=view.head, output_tail=view.tail)
@@ -263,7 +264,10 @@ def _cut_notice(task: Task, view: View) -> str:
 
 
 def _finish_text(task: Task, view: View) -> tuple[str, bool, dict[str, Any]]:
-    """The bounded output, followed by what ended the command; and whether it is an error."""
+    """The bounded output, followed by what ended the command; and whether it is an error.
+
+    BASH-PRES-02 (the output and the ending in the text), BASH-PRES-04 (empty output said),
+    BASH-GOLD-01 (the wording of the reference profile)."""
     details: dict[str, Any] = {"totalBytes": view.total_bytes, "truncated": view.truncated}
     text = (view.text or NO_OUTPUT) + _cut_notice(task, view)
     if view.truncated:
@@ -274,18 +278,26 @@ def _finish_text(task: Task, view: View) -> tuple[str, bool, dict[str, Any]]:
     shown = text.rstrip("\n")
     if outcome.reason == "timeout":
         seconds = _seconds(task.timeout or 0)
-        return shown + f"\n\nCommand timed out after {seconds} seconds", True, {
-            **details,
-            "timedOut": True,
-        }
+        return (
+            shown + f"\n\nCommand timed out after {seconds} seconds",
+            True,
+            {
+                **details,
+                "timedOut": True,
+            },
+        )
     if outcome.reason in ("aborted", "shutdown"):
         return shown + "\n\nCommand aborted", True, {**details, "aborted": True}
     if outcome.exit.signal is not None:
         name = _signal_name(outcome.exit.signal)
-        return shown + f"\n\nCommand terminated by signal {name}", True, {
-            **details,
-            "signal": name,
-        }
+        return (
+            shown + f"\n\nCommand terminated by signal {name}",
+            True,
+            {
+                **details,
+                "signal": name,
+            },
+        )
     code = outcome.exit.code
     details["exitCode"] = code
     if code != 0:
@@ -312,7 +324,7 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     env_details: dict[str, Any] = {"trashDir": trash}
     if task.env_removed:
         env_details["envSanitized"] = list(task.env_removed)
-    if background:
+    if background:  # BASH-BG-01, BASH-PRES-05: the task id at once, and in the text
         _tasks(ctx.services).adopt(task)
         return text_result(
             f"Command started in the background as task {task.id}. Use task_output with "
@@ -359,7 +371,8 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 
 def _checked(arguments: Any, ctx: CallContext) -> tuple[dict[str, Any], float, bool]:
-    """BASH-ARG-02: bad arguments are refused before anything runs."""
+    """BASH-ARG-02: bad arguments are refused before anything runs; BASH-PRES-01: each error
+    names the argument."""
     args = check("bash", PARAMS, arguments)
     command = args["command"]
     if not command.strip():
@@ -398,6 +411,7 @@ def _status(task: Task) -> str:
 
 
 def run_task_output(arguments: Any, ctx: CallContext) -> dict[str, Any]:
+    """BASH-BG-01, BASH-BG-02, BASH-PRES-05: a task's new output and how it stands."""
     given = arguments.get("task_id") if isinstance(arguments, Mapping) else None
     try:
         args = check("task_output", TASK_PARAMS, arguments)

@@ -2,7 +2,7 @@
 
 The pipe is drained into a temp file (``splice`` when the kernel allows, else read/write in 1 MiB
 chunks), so memory stays bounded however much a command prints. The file is bounded too
-(BASH-OUT-09): once the output passes ``file_max_bytes`` the file keeps the first half of that
+(BASH-OUT-08): once the output passes ``file_max_bytes`` the file keeps the first half of that
 budget, a fixed-width note saying how much was left out, and a sliding window of the latest
 output, compacted in place as the command prints on; after the command ends it is at most the
 budget. While a command runs the file may briefly hold one more window (1.5 times the budget).
@@ -98,9 +98,7 @@ def _pieces(data: bytes) -> list[bytes]:
     return [p for p in re.split(b"(?<=\n)", data) if p]
 
 
-def _fit_prefix(
-    raw: bytes, budget: int, max_lines: int, measure: Callable[[str], int]
-) -> bytes:
+def _fit_prefix(raw: bytes, budget: int, max_lines: int, measure: Callable[[str], int]) -> bytes:
     """The longest prefix of ``raw`` in whole lines within the budget; a part of the first line
     when not even that fits."""
     raw = _trim_partial_end(raw)
@@ -152,8 +150,8 @@ def _longest(line: bytes, budget: int, measure: Callable[[str], int], *, from_en
     """The longest start (or end) of one line whose shown text fits ``budget``."""
 
     def cut(n: int) -> bytes:
-        return _trim_partial_start(line[len(line) - n :]) if from_end else _trim_partial_end(
-            line[:n]
+        return (
+            _trim_partial_start(line[len(line) - n :]) if from_end else _trim_partial_end(line[:n])
         )
 
     low, high = 0, len(line)
@@ -218,7 +216,8 @@ def build_view(
 
 
 class OutputCapture:
-    """Drains one pipe into a bounded temp file on a thread.
+    """Drains one pipe into a bounded temp file on a thread (BASH-OUT-07: the exact bytes while
+    they fit the file's budget).
 
     ``size`` is the number of bytes the command printed so far; ``file_truncated`` says the
     file no longer holds all of them (it keeps the head and the latest window).
@@ -366,9 +365,7 @@ class OutputCapture:
         unit: str = "bytes",
     ) -> View:
         stop = self.size if end is None else end
-        return build_view(
-            self.read, start, stop, max_size, max_lines, unit, self._window_start
-        )
+        return build_view(self.read, start, stop, max_size, max_lines, unit, self._window_start)
 
     def discard(self) -> None:
         with contextlib.suppress(OSError):

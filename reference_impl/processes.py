@@ -1,8 +1,9 @@
 """Start a command under its own supervisor process and end its whole tree on demand.
 
 Each command gets a small supervisor (``supervisor.py``: forked by a per-process fork server, or
-a separate interpreter where that cannot run) that is a Linux child subreaper: descendants that double-fork or call ``setsid`` are re-parented to it, so a
-timeout or an abort ends every one of them (SIGTERM, a grace period for traps, then SIGKILL). The
+a separate interpreter where that cannot run) that is a Linux child subreaper: descendants that
+double-fork or call ``setsid`` are re-parented to it, so a timeout or an abort ends every one of
+them (SIGTERM, a grace period for traps, then SIGKILL). The
 implementation process itself never becomes a subreaper, so a test runner hosting it in-process
 is not affected. When the implementation dies, even by SIGKILL, the supervisor sees its stdin
 close and ends the tree too (BASH-SHUT-05).

@@ -1,10 +1,11 @@
 """A tiny supervisor process: runs one command and guarantees that its whole tree can be ended.
 
 It runs as a separate interpreter (``python -I -S supervisor.py``, stdlib only, no package
-imports) so that only this short-lived process becomes a Linux child subreaper (``PR_SET_CHILD_SUBREAPER``): every descendant of the command that
-double-forks or calls ``setsid`` is re-parented to it instead of to init, so it can still find
-and end them. The implementation's own process (a pytest run, an agent) never becomes a
-subreaper. SIGCHLD wakes it the moment the command exits.
+imports) so that only this short-lived process becomes a Linux child subreaper
+(``PR_SET_CHILD_SUBREAPER``): every descendant of the command that double-forks or calls
+``setsid`` is re-parented to it instead of to init, so it can still find and end them. The
+implementation's own process (a pytest run, an agent) never becomes a subreaper. SIGCHLD wakes
+it the moment the command exits.
 
 Starting an interpreter per command costs tens of milliseconds, so the implementation starts
 one fork server (``supervisor.py --fork-server``, its stdin a SOCK_SEQPACKET socket) and asks it
@@ -26,6 +27,7 @@ broken implementations ask for that).
 from __future__ import annotations
 
 import array
+import contextlib
 import ctypes
 import json
 import os
@@ -72,10 +74,8 @@ def descendants(root: int) -> list[int]:
 
 
 def _kill(pid: int, number: int, *, group: bool = False) -> None:
-    try:
+    with contextlib.suppress(OSError):
         (os.killpg if group else os.kill)(pid, number)
-    except OSError:
-        pass
 
 
 class Supervisor:
@@ -97,10 +97,8 @@ class Supervisor:
         self.leader_status: int | None = None
 
     def say(self, line: str) -> None:
-        try:
+        with contextlib.suppress(OSError):
             os.write(1, (line + "\n").encode())
-        except OSError:
-            pass
 
     def start(self) -> None:
         pid = os.fork()
@@ -113,20 +111,16 @@ class Supervisor:
                 os.dup2(self.out_fd, 2)
                 os.closerange(3, 1 << 16)
                 for number in range(1, signal.NSIG):
-                    try:
+                    with contextlib.suppress(OSError, ValueError):
                         signal.signal(number, signal.SIG_DFL)
-                    except (OSError, ValueError):
-                        pass
                 os.chdir(self.cwd)
                 argv = [self.shell, "-c", self.command]
                 if self.env is None:
                     os.execv(argv[0], argv)
                 os.execve(argv[0], argv, self.env)
             except BaseException as exc:  # report, then leave the fork
-                try:
+                with contextlib.suppress(OSError):
                     os.write(2, f"cannot start bash: {exc}\n".encode())
-                except OSError:
-                    pass
             os._exit(127)
         os.close(self.out_fd)
         self.leader = pid
@@ -197,7 +191,7 @@ class Supervisor:
 
     def linger(self) -> bool:
         """A keepalive command ended and left processes: watch them until they end or a stop
-        comes (BASH-KEEP-02, BASH-SHUT-03). True when a stop came."""
+        comes (BASH-KEEP-02, BASH-SHUT-03; BASH-SHUT-04 for escapees). True when a stop came."""
         self.say("detached")
         while descendants(self.me):
             if self.wait_event(LINGER_POLL_S):
@@ -217,7 +211,7 @@ class Supervisor:
         if not stopped and self.keepalive and descendants(self.me):
             stopped = self.linger()
         if stopped or not self.keepalive:
-            self.end_tree()  # BASH-KILL-01, BASH-KILL-02, BASH-KILL-03, BASH-KILL-04
+            self.end_tree()  # BASH-KILL-01 .. BASH-KILL-05; BASH-KEEP-01 after a normal exit
         self.reap()
         if self.leader_status is None:  # killed before it was collected
             self.leader_status = -signal.SIGKILL

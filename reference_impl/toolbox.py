@@ -167,16 +167,16 @@ class ReferenceTools:
                 "invalid_cwd", f"cwd must be an absolute path, got {cwd!r}.", **refused
             )
         if not os.path.isdir(cwd):
-            return error_result("invalid_cwd", f"Working directory does not exist: {cwd}", **refused)
+            return error_result(
+                "invalid_cwd", f"Working directory does not exist: {cwd}", **refused
+            )
         ctx = self.context(cwd, env, cancel)
         try:
             result = run(arguments, ctx)
         except ToolError as exc:
             result = error_result(exc.code, exc.message, **exc.details)
         except FileNotFoundError as exc:
-            result = error_result(
-                "not_found", f"File not found: {exc.filename or exc}.", **refused
-            )
+            result = error_result("not_found", f"File not found: {exc.filename or exc}.", **refused)
         except Exception as exc:  # the contract: a call never raises into its caller
             result = error_result(
                 "internal",

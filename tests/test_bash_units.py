@@ -31,9 +31,7 @@ from pytest_agenttools.reference_impl.results import ToolError
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 
-def view_of(
-    tmp_path: Path, data: bytes, max_size: int, max_lines: int, unit: str = "bytes"
-) -> Any:
+def view_of(tmp_path: Path, data: bytes, max_size: int, max_lines: int, unit: str = "bytes") -> Any:
     path = tmp_path / "out.log"
     path.write_bytes(data)
 
@@ -204,11 +202,11 @@ def test_strict_pattern_and_protected_names_are_the_spec_tables() -> None:
     assert env_sanitize.STRICT_PATTERN.flags & re.IGNORECASE
     protected = SPEC.table("bash.env_protected").column("name")
     assert set(env_sanitize.PROTECTED) | {"LC_*"} == set(protected)
-    assert env_sanitize.FALSE_WORDS == set(SPEC.table("bash.env_false_words").column("value"))
+    assert set(SPEC.table("bash.env_false_words").column("value")) == env_sanitize.FALSE_WORDS
 
 
 def test_layer_a_is_the_spec_table() -> None:
-    rows = dict(SPEC.table("bash.env_layer_a").rows)
+    rows = {name: rule for name, rule in SPEC.table("bash.env_layer_a").rows}
     assert rows.pop(env_sanitize.BOUNDARY_PREFIX + "*") == "removed"
     assert {n for n, rule in rows.items() if rule == "kept"} == env_sanitize.BOUNDARY_KEEP
 
@@ -280,7 +278,9 @@ def test_finished_task_polled_again(tmp_path: Path) -> None:
     """BASH-BG-06: the old reference answered the second poll with an internal file error."""
     tools = ReferenceTools()
     try:
-        started = tools.call("bash", {"command": "echo x", "run_in_background": True}, str(tmp_path))
+        started = tools.call(
+            "bash", {"command": "echo x", "run_in_background": True}, str(tmp_path)
+        )
         task_id = started["details"]["task_id"]
         for _ in range(3):
             result = tools.call("task_output", {"task_id": task_id}, str(tmp_path))
@@ -334,7 +334,7 @@ def test_keepalive_leftovers_end_at_shutdown(tmp_path: Path) -> None:
             os.kill(pid, 0)
         except ProcessLookupError:
             return
-        if open(f"/proc/{pid}/stat").read().split(") ")[1].startswith("Z"):
+        if Path(f"/proc/{pid}/stat").read_text().split(") ")[1].startswith("Z"):
             return
         time.sleep(0.02)
     os.kill(pid, 9)

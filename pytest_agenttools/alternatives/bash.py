@@ -34,6 +34,7 @@ class _Call:
     """What a finished result says, read from its observation (and the call's arguments)."""
 
     def __init__(self, arguments: Any, cwd: str, result: dict[str, Any]) -> None:
+        self.raw_arguments = arguments
         self.arguments = arguments if isinstance(arguments, Mapping) else {}
         self.cwd = cwd
         self.result = result
@@ -212,7 +213,9 @@ def _gemini(arguments: Any, cwd: str, result: dict[str, Any]) -> dict[str, Any]:
         f"Signal: {number if number is not None else '(none)'}",
     ]
     if call.task_output:
-        fields.insert(0, f"Task: {call.task_id} ({'running' if call.obs.get('running') else 'done'})")
+        fields.insert(
+            0, f"Task: {call.task_id} ({'running' if call.obs.get('running') else 'done'})"
+        )
     return call.answer(notice + "\n".join(fields))
 
 
@@ -316,32 +319,31 @@ def _opencode(arguments: Any, cwd: str, result: dict[str, Any]) -> dict[str, Any
 # --- reworded_errors: Codex ---------------------------------------------------------------------
 
 BASH_FIELDS = ("command", "timeout", "run_in_background", "description")
+PARSE = "failed to parse function arguments:"
 
 
 def _codex_refusal(call: _Call) -> str:
-    args, arguments = call.arguments, call.arguments
+    args = call.arguments
     fields = ("task_id", "block", "timeout") if call.task_output else BASH_FIELDS
-    if not isinstance(arguments, Mapping):
-        return "failed to parse function arguments: invalid type: expected a map"
+    if not isinstance(call.raw_arguments, Mapping):
+        return f"{PARSE} invalid type: expected a map"
     unknown = sorted(set(args) - set(fields))
     if unknown:
         expected = ", ".join(f"`{f}`" for f in fields)
-        return f"failed to parse function arguments: unknown field `{unknown[0]}`, expected one of {expected}"
+        return f"{PARSE} unknown field `{unknown[0]}`, expected one of {expected}"
     if call.task_output:
         if "task_id" not in args:
-            return "failed to parse function arguments: missing field `task_id`"
+            return f"{PARSE} missing field `task_id`"
         return f"unknown session id {args.get('task_id')!r} (`task_id`): {call.message}"
     if "command" not in args:
-        return "failed to parse function arguments: missing field `command`"
+        return f"{PARSE} missing field `command`"
     if not isinstance(args["command"], str):
-        return (
-            f"failed to parse function arguments: invalid type: {type(args['command']).__name__}, "
-            "expected a string for `command`"
-        )
+        kind = type(args["command"]).__name__
+        return f"{PARSE} invalid type: {kind}, expected a string for `command`"
     if not args["command"].strip():
         return "exec rejected: `command` is empty"
     if "run_in_background" in args and not isinstance(args["run_in_background"], bool):
-        return "failed to parse function arguments: invalid type for `run_in_background`, expected a boolean"
+        return f"{PARSE} invalid type for `run_in_background`, expected a boolean"
     if "timeout" in args and "timeout" in call.message:
         return f"exec rejected: bad `timeout` ({args['timeout']!r:.40}); it takes seconds, > 0"
     if "Working directory" in call.message:

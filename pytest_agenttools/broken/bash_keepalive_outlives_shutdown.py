@@ -20,8 +20,10 @@ CAUGHT_BY = {"BASH-SHUT-03"}
 class Forgets(Supervised):
     """When the command is over, the supervisor goes (and with it, all track of leftovers)."""
 
-    def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+    def __init__(
+        self, command: str, cwd: str, env: Mapping[str, str], *, keepalive: bool, grace: float
+    ) -> None:
+        super().__init__(command, cwd, env, keepalive=keepalive, grace=grace)
         threading.Thread(target=self._forget, daemon=True).start()
 
     def _forget(self) -> None:

@@ -41,12 +41,17 @@ def _observation(**fields: Any) -> dict[str, Any]:
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     command = arguments.get("command") if isinstance(arguments, dict) else None
-    if not isinstance(command, str) or not command.strip() or set(arguments) - {
-        "command",
-        "timeout",
-        "run_in_background",
-        "description",
-    }:
+    if (
+        not isinstance(command, str)
+        or not command.strip()
+        or set(arguments)
+        - {
+            "command",
+            "timeout",
+            "run_in_background",
+            "description",
+        }
+    ):
         raise ToolError(
             "invalid_argument", "bash: give a command", observation=_observation(output="")
         )
@@ -69,7 +74,8 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     )
     chunks: list[bytes] = []
     assert proc.stdout is not None
-    reader = threading.Thread(target=lambda: chunks.extend(iter(proc.stdout.read1, b"")))
+    fd = proc.stdout.fileno()
+    reader = threading.Thread(target=lambda: chunks.extend(iter(lambda: os.read(fd, 1 << 16), b"")))
     reader.daemon = True
     reader.start()
     started = time.monotonic()
@@ -115,7 +121,9 @@ class Naive(ReferenceTools):
         manifest["output"] = {"line_numbers": "arrow"}  # no golden output profile either
         for key in ("limits",):
             manifest[key] = {
-                k: v for k, v in manifest[key].items() if not k.startswith(("bash.", "task_output."))
+                k: v
+                for k, v in manifest[key].items()
+                if not k.startswith(("bash.", "task_output."))
             }
         manifest["settings"] = [
             s for s in manifest["settings"] if not s.startswith(("bash.", "task_output."))
