@@ -21,8 +21,8 @@ from pytest_agenttools.alternatives import STYLES
 SUITES: dict[str, list[str]] = {
     "bash": [
         "-k",
-        "(test_bash.py or test_bash_output.py or test_task_texts or test_handover_text "
-        "or test_bash_env.py) and not bounded_memory",
+        "(test_bash.py or test_bash_output.py or test_bash_output_file.py or test_task_texts "
+        "or test_handover_text or test_bash_env.py or test_bash_rm.py) and not bounded_memory",
     ],
 }
 

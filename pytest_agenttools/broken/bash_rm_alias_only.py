@@ -13,7 +13,7 @@ from pytest_agenttools.reference_impl.bash import BashOps
 from pytest_agenttools.reference_impl.processes import CommandProcess
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_bash_env"]
+SUITE_MODULES = ["test_bash_rm"]
 CAUGHT_BY = {"BASH-RM-01", "BASH-RM-02"}
 
 

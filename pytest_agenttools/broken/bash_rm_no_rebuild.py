@@ -9,7 +9,7 @@ from pytest_agenttools.reference_impl import rm_shim
 from pytest_agenttools.reference_impl.bash import BashOps
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_bash_env"]
+SUITE_MODULES = ["test_bash_rm"]
 CAUGHT_BY = {"BASH-RM-02"}
 
 

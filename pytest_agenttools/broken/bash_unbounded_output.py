@@ -8,7 +8,7 @@ from pytest_agenttools.reference_impl import output_capture
 from pytest_agenttools.reference_impl.bash import BashOps
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_bash_output"]
+SUITE_MODULES = ["test_bash_output_file"]
 CAUGHT_BY = {"BASH-OUT-03"}
 
 
