@@ -132,7 +132,10 @@ class Supervised:
         keepalive: bool,
         grace: float,
         tied: bool = True,
+        channel: str = "pipe",
+        stdin: str = "null",
     ) -> None:
+        self.channel = channel
         self.leader_pid: int | None = None
         self.exit: Exit | None = None
         self.started = threading.Event()
@@ -149,6 +152,7 @@ class Supervised:
             "grace": grace,
             "shell": BASH,
             "tied": tied,
+            "stdin": stdin,
         }
         if not self._from_server(header):
             self._own_interpreter(header)
@@ -160,7 +164,7 @@ class Supervised:
             return False
         control_r, control_w = os.pipe()
         status_r, status_w = os.pipe()
-        output_r, output_w = os.pipe()
+        output_r, output_w = self._output_channel()
         ok = server.start(json.dumps(header).encode(), [control_r, status_w, output_w])
         for fd in (control_r, status_w, output_w):
             os.close(fd)
@@ -174,7 +178,7 @@ class Supervised:
         return True
 
     def _own_interpreter(self, header: dict[str, Any]) -> None:
-        read_end, write_end = os.pipe()
+        read_end, write_end = self._output_channel()
         try:
             self._proc = subprocess.Popen(
                 [sys.executable, "-I", "-S", SUPERVISOR],
@@ -196,6 +200,16 @@ class Supervised:
         self._stdout = self._proc.stdout
         self._stdin.write((json.dumps({**header, "out_fd": write_end}) + "\n").encode())
         self._stdin.flush()
+
+    def _output_channel(self) -> tuple[int, int]:
+        """The command's stdout and stderr: one pipe, or one end of a socket pair (what Node's
+        child processes get); either keeps the interleaving (BASH-PROC-04)."""
+        if self.channel == "socket":
+            ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+            ours.shutdown(socket.SHUT_WR)
+            theirs.shutdown(socket.SHUT_RD)
+            return ours.detach(), theirs.detach()
+        return os.pipe()
 
     @property
     def supervisor_pid(self) -> int:

@@ -15,7 +15,8 @@ command's supervisor. The server itself is no subreaper, holds none of the pipes
 that signal the parent's death, and exits when its socket closes.
 
 Wire (one line each): the parent writes a JSON header on stdin
-``{"command", "cwd", "env", "out_fd", "keepalive", "grace"}`` and later may write ``stop``; the
+``{"command", "cwd", "env", "out_fd", "keepalive", "grace", "stdin"}`` (``stdin``: ``null``
+for ``/dev/null``, or ``closed``) and later may write ``stop``; the
 supervisor answers on stdout ``pid N``, ``exit S`` (S as subprocess reports it: negative is a
 signal), ``detached`` when a keepalive command left processes running (the supervisor then
 stays, watching them, so that a later ``stop`` or the end of stdin still ends them) and finally
@@ -90,6 +91,7 @@ class Supervisor:
         self.grace = float(str(header.get("grace", 3.0)))
         self.shell = str(header.get("shell") or "/bin/bash")
         self.tied = header.get("tied", True) is not False
+        self.stdin = str(header.get("stdin") or "null")
         self.stdin_open = True
         self.wake = wake
         self.me = os.getpid()
@@ -105,8 +107,10 @@ class Supervisor:
         if pid == 0:  # BASH-PROC-03: own session and process group, stdin from /dev/null
             try:
                 os.setsid()
-                devnull = os.open(os.devnull, os.O_RDONLY)
-                os.dup2(devnull, 0)
+                if self.stdin == "closed":
+                    os.close(0)
+                else:
+                    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
                 os.dup2(self.out_fd, 1)
                 os.dup2(self.out_fd, 2)
                 os.closerange(3, 1 << 16)

@@ -10,7 +10,8 @@ on: Claude Code's plain output with its own notices, Gemini CLI's labelled field
 truncation notice first and the signal as a number, pi's `Command exited with code N` and
 `[Showing lines X-Y of N. Full output: PATH]`, Codex's `Exit code:` header and serde-style
 argument errors, Cursor's tags. Some styles also behave differently where the spec allows it:
-header_first replaces a bad timeout by the default and clamps one over the cap (the source
+tab_absolute and raw_text run commands as a Node agent does (output over a socket pair, stdin
+closed or /dev/null); header_first replaces a bad timeout by the default and clamps one over the cap (the source
 design) instead of refusing it; reworded_errors declares no tool-level timeout cap
 (``bash.max_timeout_s = 0``) and treats an unknown sanitising mode as ``strict``.
 """
@@ -26,6 +27,7 @@ from typing import Any
 from ..reference_impl import bash as reference_bash
 from ..reference_impl import env_sanitize
 from ..reference_impl.context import CallContext
+from ..reference_impl.processes import CommandProcess, Supervised
 
 Present = Callable[[Any, str, dict[str, Any]], dict[str, Any]]
 
@@ -140,6 +142,21 @@ def _rename(text: str, names: Mapping[str, str]) -> str:
     for canonical, own in names.items():
         text = text.replace(canonical, own)
     return text
+
+
+class NodeStyleOps(reference_bash.BashOps):
+    """Processes as a Node agent gets them: stdout and stderr on one end of a socket pair (what
+    libuv gives a child for a "pipe"), and stdin closed or /dev/null, not a pipe."""
+
+    def __init__(self, stdin: str) -> None:
+        self.stdin = stdin
+
+    def spawn(
+        self, command: str, cwd: str, env: Mapping[str, str], *, keepalive: bool, grace: float
+    ) -> CommandProcess:
+        return Supervised(
+            command, cwd, env, keepalive=keepalive, grace=grace, channel="socket", stdin=self.stdin
+        )
 
 
 # --- tab_absolute: Claude Code ---------------------------------------------------------------
@@ -466,10 +483,14 @@ SETUP: Mapping[str, Mapping[str, Any]] = {
     "tab_absolute": {
         "limits": {"bash.output_max_bytes": 30_000},
         "units": {"bash.output_max_bytes": "chars"},
+        "ops": {"bash": NodeStyleOps(stdin="closed")},
     },
     "header_first": {"runs": {"bash": _bounded_timeout_run}},
     # pi: 2,000 lines or 50 KiB
-    "raw_text": {"limits": {"bash.output_max_bytes": 51_200, "bash.output_max_lines": 2000}},
+    "raw_text": {
+        "limits": {"bash.output_max_bytes": 51_200, "bash.output_max_lines": 2000},
+        "ops": {"bash": NodeStyleOps(stdin="null")},
+    },
     # Codex: 10 s default, no tool-level cap
     "reworded_errors": {
         "limits": {"bash.default_timeout_s": 10.0, "bash.max_timeout_s": 0},

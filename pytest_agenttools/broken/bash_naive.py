@@ -20,7 +20,13 @@ from pytest_agenttools.reference_impl.context import CallContext
 from pytest_agenttools.reference_impl.results import ToolError
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_bash", "test_bash_output", "test_bash_output_file", "test_bash_kill", "test_bash_lifecycle"]
+SUITE_MODULES = [
+    "test_bash",
+    "test_bash_output",
+    "test_bash_output_file",
+    "test_bash_kill",
+    "test_bash_lifecycle",
+]
 CAUGHT_BY = {
     "BASH-TIMEOUT-03",
     "BASH-TIMEOUT-04",
