@@ -1,8 +1,8 @@
 """1 GiB of command output through the reference bash, next to `cat >/dev/null` on the same pipe.
 
 Both runs start the same producer (`head -c N /dev/zero | tr '\\0' a`, no newlines); the baseline
-drains its pipe with `cat >/dev/null`, the reference captures it (bounded file + bounded view). Reports the
-median wall times, their ratio, the peak resident memory of a fresh process that makes one
+drains its pipe with `cat >/dev/null`, the reference captures it (bounded file + bounded view).
+Reports the median wall times, their ratio, the peak resident memory of a fresh process that makes one
 reference call (ru_maxrss of that process; the command's own processes are not counted), and
 the size the full-output file takes on disk once the command has ended.
 Targets (issue 5): within 2x of the baseline, under 100 MB peak; (issue 12) the file at most

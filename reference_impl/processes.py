@@ -28,7 +28,7 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol
+from typing import IO, Any, Protocol
 
 SUPERVISOR = str(Path(__file__).with_name("supervisor.py"))
 BASH = "/bin/bash"
@@ -82,7 +82,7 @@ class ForkServer:
         try:
             self.proc = subprocess.Popen(
                 [sys.executable, "-I", "-S", SUPERVISOR, "--fork-server"],
-                stdin=theirs,
+                stdin=theirs.fileno(),
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
                 start_new_session=True,
@@ -173,8 +173,8 @@ class Supervised:
                 os.close(fd)
             return False
         self.output_fd = output_r
-        self._stdin: BinaryIO = os.fdopen(control_w, "wb")
-        self._stdout: BinaryIO = os.fdopen(status_r, "rb")
+        self._stdin: IO[bytes] = os.fdopen(control_w, "wb")
+        self._stdout: IO[bytes] = os.fdopen(status_r, "rb")
         return True
 
     def _own_interpreter(self, header: dict[str, Any]) -> None:

@@ -11,8 +11,8 @@ truncation notice first and the signal as a number, pi's `Command exited with co
 `[Showing lines X-Y of N. Full output: PATH]`, Codex's `Exit code:` header and serde-style
 argument errors, Cursor's tags. Some styles also behave differently where the spec allows it:
 tab_absolute and raw_text run commands as a Node agent does (output over a socket pair, stdin
-closed or /dev/null); header_first replaces a bad timeout by the default and clamps one over the cap (the source
-design) instead of refusing it; reworded_errors declares no tool-level timeout cap
+closed or /dev/null); header_first replaces a bad timeout by the default and clamps one over
+the cap (the source design) instead of refusing it; reworded_errors declares no tool-level timeout cap
 (``bash.max_timeout_s = 0``) and treats an unknown sanitising mode as ``strict``.
 """
 
