@@ -2,9 +2,9 @@
 
 Both runs start the same producer (`head -c N /dev/zero | tr '\\0' a`, no newlines); the baseline
 drains its pipe with `cat >/dev/null`, the reference captures it (bounded file + bounded view).
-Reports the median wall times, their ratio, the peak resident memory of a fresh process that makes one
-reference call (ru_maxrss of that process; the command's own processes are not counted), and
-the size the full-output file takes on disk once the command has ended.
+Reports the median wall times, their ratio, the peak resident memory of a fresh process that
+makes one reference call (ru_maxrss of that process; the command's own processes are not
+counted), and the size the full-output file takes on disk once the command has ended.
 Targets (issue 5): within 2x of the baseline, under 100 MB peak; (issue 12) the file at most
 ``bash.output_file_max_bytes`` (64 MiB) plus its note, whatever was printed.
 

@@ -12,8 +12,8 @@ truncation notice first and the signal as a number, pi's `Command exited with co
 argument errors, Cursor's tags. Some styles also behave differently where the spec allows it:
 tab_absolute and raw_text run commands as a Node agent does (output over a socket pair, stdin
 closed or /dev/null); header_first replaces a bad timeout by the default and clamps one over
-the cap (the source design) instead of refusing it; reworded_errors declares no tool-level timeout cap
-(``bash.max_timeout_s = 0``) and treats an unknown sanitising mode as ``strict``.
+the cap (the source design) instead of refusing it; reworded_errors declares no tool-level
+timeout cap (``bash.max_timeout_s = 0``) and treats an unknown sanitising mode as ``strict``.
 """
 
 from __future__ import annotations
