@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
 from collections.abc import Mapping
 
 from pytest_agenttools.reference_impl.bash import BashOps
@@ -18,19 +17,16 @@ CAUGHT_BY = {"BASH-SHUT-03"}
 
 
 class Forgets(Supervised):
-    """When the command is over, the supervisor goes (and with it, all track of leftovers)."""
+    """When the command is over, its supervisor goes (and with it all track of the leftovers),
+    before the call answers."""
 
-    def __init__(
-        self, command: str, cwd: str, env: Mapping[str, str], *, keepalive: bool, grace: float
-    ) -> None:
-        super().__init__(command, cwd, env, keepalive=keepalive, grace=grace)
-        threading.Thread(target=self._forget, daemon=True).start()
-
-    def _forget(self) -> None:
-        self.finished.wait()
-        if not self.gone.wait(0.05):
+    def wait(self, timeout: float | None = None) -> bool:
+        over = super().wait(timeout)
+        if over and not self.gone.is_set():
             with contextlib.suppress(OSError):
                 os.kill(self.supervisor_pid, signal.SIGKILL)
+            self.gone.wait(5)
+        return over
 
 
 class ForgetsOps(BashOps):
