@@ -99,6 +99,21 @@ def test_read_line_cap_golden(tools: Any, ws: Any, agenttools_golden: Any) -> No
     assert rendered(tools.read(path="f.txt"), ws) == agenttools_golden
 
 
+@clause("READ-GOLD-01")
+@profile(REFERENCE)
+def test_read_size_cap_golden(tools: Any, ws: Any, agenttools_golden: Any) -> None:
+    tools.configure(**{"read.max_bytes": 1024})
+    ws.put("f.txt", "".join(f"{n:03d} " + "z" * 95 + "\n" for n in range(1, 31)))
+    assert rendered(tools.read(path="f.txt"), ws) == agenttools_golden
+
+
+@clause("READ-GOLD-01")
+@profile(REFERENCE)
+@pytest.mark.parametrize("path", ["/dev/stdin", "/dev/zero"])
+def test_read_device_golden(tools: Any, ws: Any, agenttools_golden: Any, path: str) -> None:
+    assert rendered(tools.read(path=path), ws) == agenttools_golden
+
+
 WRITE_CASES: dict[str, tuple[bytes | None, str]] = {
     "create": (None, "one\ntwo\n"),
     "overwrite": (b"one\ntwo\nthree\n", "one\n2\nthree\n"),

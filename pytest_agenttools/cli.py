@@ -9,10 +9,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,96 +39,77 @@ def run_conformance(
     pytest_args: Sequence[str] = (),
 ) -> tuple[int, dict[str, Any]]:
     """Run the suite in this process; return pytest's exit code and the report data."""
-    import pytest
+    from .runner import SuiteRun, run_in_process
 
-    from .clauses import suite_dir
-
-    handle, path = tempfile.mkstemp(prefix="agenttools-report-", suffix=".json")
-    os.close(handle)
-    target = report_json or path
-    root = str(suite_dir())
-    args = [
-        "--pyargs",
-        SUITE,
-        "--rootdir",
-        root,
-        "-c",
-        os.path.join(root, "pytest.ini"),
-        "-p",
-        "no:benchmark",
-        # a partial run (-k, --tools) leaves goldens of other tests unused, not stale
-        "--snapshot-warn-unused",
-        "--agenttools-report",
-        target,
-        "-q",
-        "-rfE",
-    ]
-    for flag, value in (
-        ("impl", impl),
-        ("cmd", cmd),
-        ("mcp", mcp),
-        ("mcp-mapping", mcp_mapping),
-        ("manifest", manifest),
-        ("expectations", expectations),
-        ("tools", tools),
-        ("features", features),
-    ):
-        if value:
-            args += [f"--agenttools-{flag}", value]
-    if strict:
-        args.append("--agenttools-strict")
-    args += list(pytest_args)
-    # The run must leave nothing in the caller's directory (no .hypothesis, no caches).
-    scratch = tempfile.mkdtemp(prefix="agenttools-hypothesis-")
-    previous = os.environ.get("HYPOTHESIS_STORAGE_DIRECTORY")
-    os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = scratch
-    try:
-        code = int(pytest.main(args))
-    finally:
-        if previous is None:
-            os.environ.pop("HYPOTHESIS_STORAGE_DIRECTORY", None)
-        else:
-            os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] = previous
-        shutil.rmtree(scratch, ignore_errors=True)
-    try:
-        with open(target, encoding="utf-8") as stream:
-            report = json.load(stream)
-    except (OSError, ValueError):
-        report = {}
-    finally:
-        if target == path:
-            os.unlink(path)
-    return code, report
+    return run_in_process(
+        SuiteRun(
+            impl=impl,
+            cmd=cmd,
+            mcp=mcp,
+            mcp_mapping=mcp_mapping,
+            manifest=manifest,
+            expectations=expectations,
+            strict=strict,
+            report=report_json,
+            tools=tools,
+            features=features,
+            extra=tuple(pytest_args),
+        )
+    )
 
 
-def render_summary(report: dict[str, Any]) -> list[str]:
-    """Per-clause lines and a total, from report data (no pytest involved)."""
+def render_summary(report: dict[str, Any], *, verbose: bool = False) -> list[str]:
+    """The run in a few lines, from report data (no pytest involved).
+
+    First the conformance levels (core, then each feature): how many MUST and SHOULD clauses
+    passed, failed, failed as expected and did not run. Then every clause that did not pass,
+    with why; clauses of tools the implementation does not declare are one line per tool.
+    ``verbose`` lists the passing clauses too.
+    """
     from .clauses import load
+    from .report import level_lines
 
-    spec = load().by_id()
-    tests_per_clause: dict[str, list[str]] = {}
-    for test in report.get("tests", []):
-        if test.get("clause"):
-            tests_per_clause.setdefault(test["clause"], []).append(test["outcome"])
-    lines = []
+    spec = load()
+    by_id = spec.by_id()
     impl = report.get("implementation", {})
-    lines.append(
+    declared_tools = set((impl.get("manifest") or {}).get("tools", []))
+    lines = [
         f"agenttools: {impl.get('name', '?')} {impl.get('version', '')} "
         f"via {impl.get('adapter', '?')}"
-    )
-    for clause_id, outcome in report.get("clauses", {}).items():
-        clause = spec.get(clause_id)
-        outcomes = tests_per_clause.get(clause_id, [])
-        passed = sum(1 for o in outcomes if o == "passed")
+    ]
+    levels = report.get("levels") or {}
+    if levels:
+        lines += ["  " + line for line in level_lines(levels)]
+    outcomes: dict[str, list[str]] = {}
+    for test in report.get("tests", []):
+        if test.get("clause"):
+            outcomes.setdefault(test["clause"], []).append(test["outcome"])
+    reasons = report.get("not_run", {})
+    undeclared: dict[str, int] = {}
+    for clause_id, verdict in report.get("clauses", {}).items():
+        clause = by_id.get(clause_id)
+        if clause is not None and declared_tools and clause.tool not in declared_tools:
+            undeclared[clause.tool] = undeclared.get(clause.tool, 0) + 1
+            continue
+        if verdict == "passed" and not verbose:
+            continue
+        counts = outcomes.get(clause_id, [])
+        tally = ", ".join(
+            f"{counts.count(o)} {o}"
+            for o in ("passed", "failed", "error", "xfailed", "xpassed", "skipped")
+            if counts.count(o)
+        )
         level = clause.level if clause else "?"
         title = clause.title if clause else ""
+        why = f"  ({reasons[clause_id]})" if verdict == "skipped" and clause_id in reasons else ""
         lines.append(
-            f"  {MARK.get(outcome, outcome):5} {clause_id:18} {level:6} "
-            f"{passed}/{len(outcomes)} tests  {title}"
+            f"  {MARK.get(verdict, verdict):5} {clause_id:18} {level:6} {tally}  {title}{why}"
         )
+    for tool, count in sorted(undeclared.items()):
+        lines.append(f"  not run: tool {tool} is not declared ({count} clauses)")
     summary = report.get("summary", {})
     lines.append(
-        "  "
+        "  tests: "
         + ", ".join(
             f"{summary.get(k, 0)} {k}"
             for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
@@ -157,7 +135,7 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
         pytest_args=extra,
     )
     if report:
-        print("\n".join(render_summary(report)))
+        print("\n".join(render_summary(report, verbose=ns.verbose)))
     summary = report.get("summary", {})
     clean = report and summary.get("failed", 0) == 0 and summary.get("error", 0) == 0
     if code == 0 and clean:
@@ -215,22 +193,57 @@ def _baseline(ns: argparse.Namespace) -> int:
 
 
 def _selfcheck(ns: argparse.Namespace) -> int:
-    from .selfcheck import render, run_selfcheck
+    from .selfcheck import (
+        alternative_implementations,
+        broken_implementations,
+        render,
+        render_alternatives,
+        run_alternatives,
+        run_selfcheck,
+    )
 
-    kills = run_selfcheck(ns.only or None, jobs=ns.jobs)
-    print("\n".join(render(kills)))
+    broken = [n for n in ns.only if n in broken_implementations()] if ns.only else None
+    alternatives = [n for n in ns.only if n in alternative_implementations()] if ns.only else None
+    unknown = set(ns.only) - set(broken or ()) - set(alternatives or ())
+    if unknown:
+        raise SystemExit(
+            f"agenttools selfcheck: unknown implementation(s) {sorted(unknown)}; broken: "
+            f"{', '.join(broken_implementations())}; alternatives: "
+            f"{', '.join(alternative_implementations())}"
+        )
+    kills = (
+        []
+        if ns.alternatives_only or (ns.only and not broken)
+        else run_selfcheck(broken, jobs=ns.jobs)
+    )
+    rows = []
+    if not ns.broken_only and not (ns.only and not alternatives):
+        rows = run_alternatives(alternatives, jobs=ns.jobs)
+        if ns.stdio:
+            rows += run_alternatives(alternatives, stdio=True, jobs=ns.jobs)
+    if kills:
+        print("\n".join(render(kills)))
+    if rows:
+        print("\n".join(render_alternatives(rows)))
     if ns.json:
         with open(ns.json, "w", encoding="utf-8") as handle:
-            json.dump([k.to_json() for k in kills], handle, indent=2)
-    return 0 if all(k.ok for k in kills) else 1
+            json.dump(
+                {
+                    "broken": [k.to_json() for k in kills],
+                    "alternatives": [r.to_json() for r in rows],
+                },
+                handle,
+                indent=2,
+            )
+    return 0 if all(k.ok for k in kills) and all(r.ok for r in rows) else 1
 
 
 def _clauses(ns: argparse.Namespace) -> int:
-    from .clauses import clause_test_index, load, render_markdown
+    from .clauses import clause_test_index, implementation_index, load, render_markdown
 
     spec = load()
     if ns.markdown:
-        sys.stdout.write(render_markdown(spec, clause_test_index()))
+        sys.stdout.write(render_markdown(spec, clause_test_index(), implementation_index()))
         return 0
     for clause in spec.clauses:
         if ns.tool and clause.tool != ns.tool:
@@ -268,6 +281,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
     run.add_argument("--tools", help="only these tools' clauses (comma-separated: edit,bash)")
     run.add_argument("--features", help="only clauses with these features or tags (bom,crlf)")
+    run.add_argument(
+        "-v", "--verbose", action="store_true", help="list passing clauses too, one line each"
+    )
     serve = commands.add_parser(
         "serve", help="serve the reference (or any in-process implementation) over stdio"
     )
@@ -285,9 +301,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     baseline.add_argument("--report", required=True, metavar="REPORT.json")
     selfcheck = commands.add_parser(
-        "selfcheck", help="run the suite against every shipped broken implementation"
+        "selfcheck",
+        help="run the suite against the shipped broken implementations (each must fail) and "
+        "alternative correct implementations (each must pass)",
     )
-    selfcheck.add_argument("only", nargs="*", help="broken implementations (default: all)")
+    selfcheck.add_argument(
+        "only", nargs="*", help="broken or alternative implementations by name (default: all)"
+    )
+    side = selfcheck.add_mutually_exclusive_group()
+    side.add_argument("--broken-only", action="store_true", help="only the broken ones")
+    side.add_argument("--alternatives-only", action="store_true", help="only the alternatives")
+    selfcheck.add_argument(
+        "--stdio", action="store_true", help="also serve each alternative over stdio"
+    )
     selfcheck.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
     selfcheck.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON")
     clauses = commands.add_parser("clauses", help="list the spec clauses")

@@ -127,14 +127,39 @@ class _Fields:
 
 
 @dataclass(frozen=True)
+class ReadCell:
+    """One notebook cell as shown: its type, its source, and its text outputs.
+
+    ``outputs`` holds each text output as shown; an output replaced by a note because it was
+    too long is not in ``outputs`` but counted in ``omitted_outputs``; ``images`` counts the
+    image outputs sent as image blocks.
+    """
+
+    cell_type: str
+    source: str
+    outputs: tuple[str, ...]
+    omitted_outputs: int
+    images: int
+
+
+@dataclass(frozen=True)
 class ReadObservation:
     """A page of a file.
 
     ``kind`` is ``text`` (``lines`` from ``start_line``), ``image``, ``pdf`` or ``notebook``.
-    For text: ``lines`` are the shown lines exactly as decoded, without their LF (a CR stays);
-    a line cut at the per-line cap holds the part shown and its number is in ``cut_lines``.
-    ``truncated`` says that lines after the page exist and were not shown; ``next_offset`` is
-    the canonical (1-based) line to continue from; ``total_lines`` is given when known.
+    For text: ``lines`` are the shown lines exactly as decoded, without their LF (a CR stays,
+    a BOM does not); a line cut at the per-line cap holds the part shown and its number is in
+    ``cut_lines``. ``truncated`` says that lines after the page exist and were not shown;
+    ``truncated_by`` says what stopped the page (``lines``: read.max_lines, ``bytes``:
+    read.max_bytes, ``limit``: the call's limit); ``next_offset`` is the canonical (1-based)
+    line to continue from, exactly ``end_line + 1``, and absent when nothing follows;
+    ``total_lines`` is the file's line count, given whenever the page reached the end of the
+    file. ``encoding`` (e.g. ``utf-8``, ``utf-16le-bom``) and ``bom`` say how it was decoded.
+    For image: ``mime_type``. For pdf: ``pages`` are the page numbers shown and
+    ``page_texts`` the extracted text of each, in the same order; ``total_pages`` the page
+    count; ``truncated`` says pages of the asked range were not shown (the text budget ran
+    out) and ``next_offset`` is then the page to continue from. For notebook: ``cells`` in
+    order, ``total_cells``; ``truncated`` says cells after them were not shown.
     """
 
     kind: str
@@ -151,6 +176,9 @@ class ReadObservation:
     pages: tuple[int, ...]
     total_pages: int | None
     raw: Mapping[str, Any]
+    page_texts: tuple[str, ...] = ()
+    cells: tuple[ReadCell, ...] = ()
+    total_cells: int | None = None
 
     @property
     def end_line(self) -> int:
@@ -165,6 +193,16 @@ class ReadObservation:
     def parse(cls, f: _Fields) -> ReadObservation:
         kind = f.choice("kind", READ_KINDS, default="text")
         bom = f.boolean("bom") if f.has("bom") else None
+        cells = tuple(
+            ReadCell(
+                cell_type=c.string("cell_type", required=True),
+                source=c.string("source"),
+                outputs=c.strings("outputs"),
+                omitted_outputs=c.integer("omitted_outputs", minimum=0),
+                images=c.integer("images", minimum=0),
+            )
+            for c in f.objects("cells")
+        )
         return cls(
             kind=kind,
             start_line=f.integer("start_line", minimum=1) if f.has("start_line") else 1,
@@ -180,6 +218,9 @@ class ReadObservation:
             pages=f.integers("pages"),
             total_pages=f.opt_integer("total_pages", minimum=0),
             raw=f.raw,
+            page_texts=f.strings("page_texts"),
+            cells=cells,
+            total_cells=f.opt_integer("total_cells", minimum=0),
         )
 
 

@@ -159,8 +159,8 @@ class ConformanceReport:
         tools = set((self.implementation.get("manifest") or {}).get("tools", []))
         levels: dict[str, Any] = {}
         for clause in spec.active():
-            if clause.id not in verdicts:
-                continue
+            if clause.id not in verdicts or (tools and clause.tool not in tools):
+                continue  # a tool the implementation does not have is not part of its levels
             name = clause.conformance_level
             entry = levels.setdefault(
                 name,
@@ -170,10 +170,6 @@ class ConformanceReport:
                     "SHOULD": dict.fromkeys(VERDICTS, 0),
                 },
             )
-            if clause.tool not in tools and tools:
-                entry.setdefault("undeclared_tools", [])
-                if clause.tool not in entry["undeclared_tools"]:
-                    entry["undeclared_tools"].append(clause.tool)
             entry[clause.level][level_verdict(verdicts[clause.id])] += 1
         ordered = {CORE: levels.pop(CORE)} if CORE in levels else {}
         ordered.update(sorted(levels.items()))

@@ -1,27 +1,30 @@
-"""Run the suite against every shipped broken implementation and report what caught what.
+"""The kit checks itself, on both sides: every broken implementation caught, every alternative
+correct implementation passing everything.
 
 Each module in ``pytest_agenttools.broken`` is the reference with one defect, plus ``CAUGHT_BY``
 (the clauses that must fail) and optionally ``SUITE_MODULES`` (the suite modules worth running).
-The kill matrix says, per broken implementation, which clauses failed; a broken implementation
-that no clause catches means the suite has a hole.
+A broken implementation that no clause catches means the suite has a hole.
+
+Each alternative in ``pytest_agenttools.alternatives`` is the reference presented as another real
+tool presents it (tab line numbers, absolute paths, notices first, 0-based offsets, its own
+argument names ...). An alternative that fails any clause means the suite judges the reference's
+layout instead of behaviour.
 """
 
 from __future__ import annotations
 
 import importlib
-import json
-import os
 import pkgutil
-import subprocess
-import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from .runner import SuiteRun, run_in_subprocess
+
 BROKEN_PACKAGE = "pytest_agenttools.broken"
-SUITE = "pytest_agenttools.conformance"
+ALTERNATIVES_PACKAGE = "pytest_agenttools.alternatives"
+FAILING = ("failed", "error")
 
 
 @dataclass
@@ -57,63 +60,99 @@ class Kill:
         }
 
 
+@dataclass
+class Pass:
+    """One alternative correct implementation's row: it must fail nothing."""
+
+    name: str
+    modelled_on: str
+    adapter: str
+    failed: dict[str, str] = field(default_factory=dict)
+    not_run: int = 0
+    passed: int = 0
+    exit_code: int = 0
+    problem: str = ""
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failed and not self.problem and self.passed > 0 and self.exit_code == 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "modelled_on": self.modelled_on,
+            "adapter": self.adapter,
+            "ok": self.ok,
+            "passed_clauses": self.passed,
+            "not_run_clauses": self.not_run,
+            "failed": self.failed,
+            "problem": self.problem,
+            "summary": self.counts,
+        }
+
+
 def broken_implementations() -> list[str]:
     package = importlib.import_module(BROKEN_PACKAGE)
     return sorted(m.name for m in pkgutil.iter_modules(package.__path__) if m.name[0] != "_")
 
 
-def run_one(name: str, extra_args: Sequence[str] = (), timeout: float = 900) -> Kill:
-    """Run the relevant part of the suite against ``name`` in a child process."""
-    module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
-    kill = Kill(
-        name,
-        (module.__doc__ or "").strip().splitlines()[0] if module.__doc__ else "",
-        frozenset(module.CAUGHT_BY),
-    )
-    from .clauses import suite_dir
+def alternative_implementations() -> list[str]:
+    from .alternatives import STYLES
 
-    root = str(suite_dir())
-    targets = [f"{SUITE}.{m}" for m in getattr(module, "SUITE_MODULES", ())] or [SUITE]
-    with tempfile.TemporaryDirectory(prefix="agenttools-selfcheck-") as scratch:
-        report_path = os.path.join(scratch, "report.json")
-        env = dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=os.path.join(scratch, "hypothesis"))
-        command = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--pyargs",
-            *targets,
-            "--rootdir",
-            root,
-            "-c",
-            os.path.join(root, "pytest.ini"),
-            "-p",
-            "no:benchmark",
-            "-q",
-            f"--agenttools-impl={BROKEN_PACKAGE}.{name}:create",
-            "--agenttools-report",
-            report_path,
-            *extra_args,
-        ]
-        try:
-            proc = subprocess.run(
-                command, cwd=scratch, env=env, capture_output=True, text=True, timeout=timeout
-            )
-        except subprocess.TimeoutExpired:
-            kill.problem = f"the run did not finish within {timeout:.0f} s"
-            return kill
-        kill.exit_code = proc.returncode
-        try:
-            with open(report_path, encoding="utf-8") as handle:
-                report = json.load(handle)
-        except (OSError, ValueError):
-            kill.problem = f"no report; pytest said: {(proc.stdout + proc.stderr)[-1500:]}"
-            return kill
-    kill.counts = dict(report.get("summary", {}))
+    return list(STYLES)
+
+
+def run_one(name: str, extra_args: Sequence[str] = (), timeout: float = 900) -> Kill:
+    """Run the relevant part of the suite against broken implementation ``name``."""
+    module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
+    doc = (module.__doc__ or "").strip()
+    kill = Kill(name, doc.splitlines()[0] if doc else "", frozenset(module.CAUGHT_BY))
+    run = SuiteRun(
+        impl=f"{BROKEN_PACKAGE}.{name}:create",
+        modules=tuple(getattr(module, "SUITE_MODULES", ())),
+        extra=tuple(extra_args),
+    )
+    child = run_in_subprocess(run, timeout)
+    kill.exit_code, kill.problem = child.exit_code, child.problem
+    kill.counts = dict(child.report.get("summary", {}))
     kill.caught = frozenset(
-        c for c, verdict in report.get("clauses", {}).items() if verdict in ("failed", "error")
+        c for c, verdict in child.report.get("clauses", {}).items() if verdict in FAILING
     )
     return kill
+
+
+def run_alternative(
+    name: str,
+    *,
+    stdio: bool = False,
+    tools: str | None = None,
+    extra_args: Sequence[str] = (),
+    timeout: float = 900,
+) -> Pass:
+    """Run the suite against alternative ``name`` (in process, or served over stdio)."""
+    from .alternatives import STYLES
+
+    spec = f"{ALTERNATIVES_PACKAGE}:{name}"
+    run = SuiteRun(
+        impl=None if stdio else spec,
+        cmd=f"agenttools serve --impl {spec}" if stdio else None,
+        tools=tools,
+        extra=tuple(extra_args),
+    )
+    row = Pass(name, STYLES[name].modelled_on, "stdio" if stdio else "in-process")
+    child = run_in_subprocess(run, timeout)
+    row.exit_code, row.problem = child.exit_code, child.problem
+    report = child.report
+    row.counts = dict(report.get("summary", {}))
+    verdicts = report.get("clauses", {})
+    row.passed = sum(v in ("passed", "xpassed") for v in verdicts.values())
+    row.not_run = sum(v == "skipped" for v in verdicts.values())
+    messages = {t.get("clause"): t.get("message", "") for t in report.get("tests", [])}
+    row.failed = {c: str(messages.get(c, ""))[-300:] for c, v in verdicts.items() if v in FAILING}
+    if not row.problem and row.exit_code not in (0, 1):
+        row.problem = f"pytest exited with {row.exit_code}: {child.output[-800:]}"
+    return row
 
 
 def run_selfcheck(
@@ -128,6 +167,23 @@ def run_selfcheck(
             results.append(kill)
             if progress:
                 progress(kill)
+    return results
+
+
+def run_alternatives(
+    names: Sequence[str] | None = None,
+    *,
+    stdio: bool = False,
+    jobs: int = 2,
+    progress: Callable[[Pass], None] | None = None,
+) -> list[Pass]:
+    chosen = list(names) if names else alternative_implementations()
+    results: list[Pass] = []
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        for row in pool.map(lambda n: run_alternative(n, stdio=stdio), chosen):
+            results.append(row)
+            if progress:
+                progress(row)
     return results
 
 
@@ -147,4 +203,21 @@ def render(kills: Sequence[Kill]) -> list[str]:
             lines.append(f"{'':28} {'':8} {kill.problem}")
     escaped = sum(not k.ok for k in kills)
     lines.append(f"{len(kills) - escaped} of {len(kills)} broken implementations caught")
+    return lines
+
+
+def render_alternatives(rows: Sequence[Pass]) -> list[str]:
+    lines = [f"{'alternative implementation':28} {'adapter':10} {'verdict':8} modelled on"]
+    for row in rows:
+        verdict = "passes" if row.ok else ("ERROR" if row.problem else "FAILS")
+        lines.append(
+            f"{row.name:28} {row.adapter:10} {verdict:8} {row.modelled_on} "
+            f"({row.passed} clauses passed, {row.not_run} not run)"
+        )
+        for clause, message in sorted(row.failed.items()):
+            lines.append(f"{'':28} {'':10} {'':8} {clause}: {message.splitlines()[-1:]}")
+        if row.problem:
+            lines.append(f"{'':28} {'':10} {'':8} {row.problem}")
+    bad = sum(not r.ok for r in rows)
+    lines.append(f"{len(rows) - bad} of {len(rows)} alternative implementations pass everything")
     return lines

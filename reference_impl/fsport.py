@@ -15,23 +15,25 @@ import tempfile
 
 from .results import ToolError
 
-BLOCKED_DEVICES = frozenset(
+#: devices that never end or produce data forever (READ-DEV-01)
+ENDLESS_DEVICES = frozenset({"/dev/zero", "/dev/random", "/dev/urandom", "/dev/full"})
+#: the process's own standard streams and terminal (READ-DEV-03): a stdio server that reads its
+#: own stdin consumes the protocol; one that reads its stdout or tty blocks or corrupts it
+STD_STREAMS = frozenset(
     {
-        "/dev/zero",
-        "/dev/random",
-        "/dev/urandom",
-        "/dev/full",
         "/dev/stdin",
-        "/dev/tty",
-        "/dev/console",
         "/dev/stdout",
         "/dev/stderr",
+        "/dev/tty",
+        "/dev/console",
         "/dev/fd/0",
         "/dev/fd/1",
         "/dev/fd/2",
     }
 )
-PROC_STD_FD = re.compile(r"^/proc/(self|thread-self|\d+)/fd/[012]$")
+BLOCKED_DEVICES = ENDLESS_DEVICES | STD_STREAMS
+PROC_STD_FD = re.compile(r"^/proc/(self|thread-self|\d+)(/task/\d+)?/fd/[012]$")
+MAX_LINK_HOPS = 40
 SPECIAL_KINDS = {
     stat.S_IFIFO: "named pipe (FIFO)",
     stat.S_IFSOCK: "socket",
@@ -44,29 +46,73 @@ def is_blocked_device(path: str) -> bool:
     return path in BLOCKED_DEVICES or bool(PROC_STD_FD.match(path))
 
 
-def guard_readable(path: str) -> os.stat_result:
-    """Refuse what reading could hang on or stream forever; return the (followed) stat."""
-    if is_blocked_device(path) or is_blocked_device(os.path.realpath(path)):
-        raise ToolError(
-            "device",
-            f"Refusing to read {path}: it is a device or stream that never ends or waits for "
-            "input. Read a regular file instead.",
-        )
+def link_chain(path: str) -> list[str]:
+    """``path`` and every path its symbolic links lead through, in order (bounded).
+
+    ``/dev/stdin`` leads to ``/proc/self/fd/0`` and then to whatever stdin is (a pipe, a
+    terminal, ``/dev/null``): checking only the last hop would let a link in the workspace,
+    or stdin redirected from ``/dev/null``, slip past the name checks.
+    """
+    chain = [path]
+    current = path
+    for _ in range(MAX_LINK_HOPS):
+        try:
+            target = os.readlink(current)
+        except (OSError, ValueError):
+            break
+        current = os.path.normpath(os.path.join(os.path.dirname(current), target))
+        if current in chain:
+            break
+        chain.append(current)
+    with contextlib.suppress(OSError, ValueError):
+        real = os.path.realpath(path)
+        if real not in chain:
+            chain.append(real)
+    return chain
+
+
+def refuse_device(path: str) -> None:
+    """READ-DEV-01, READ-DEV-03: refuse an endless device or a standard stream, by any name."""
+    for hop in link_chain(path):
+        lead = f" (it leads to {hop})" if hop != path else ""
+        if hop in ENDLESS_DEVICES:
+            raise ToolError(
+                "device",
+                f"Refusing to read {path}{lead}: a device that never ends. "
+                "Read a regular file instead.",
+                path=path,
+            )
+        if is_blocked_device(hop):
+            raise ToolError(
+                "device",
+                f"Refusing to read {path}{lead}: a standard stream or terminal; reading it "
+                "would wait for input or consume this tool's own channel. "
+                "Read a regular file instead.",
+                path=path,
+            )
+
+
+def check_file_kind(path: str) -> os.stat_result:
+    """Refuse a directory or a special file (READ-SPECIAL-02); return the (followed) stat."""
     try:
         info = os.stat(path)
     except FileNotFoundError:
         raise
     except PermissionError:
         raise ToolError(
-            "permission_denied", f"Permission denied: cannot access {path}. Check its permissions."
+            "permission_denied",
+            f"Permission denied: cannot access {path}. Check its permissions.",
+            path=path,
         ) from None
-    except OSError as exc:
-        raise ToolError("io_error", f"Cannot access {path}: {exc.strerror or exc}.") from None
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "invalid name"
+        raise ToolError("io_error", f"Cannot access {path}: {reason}.", path=path) from None
     mode = info.st_mode
     if stat.S_ISDIR(mode):
         raise ToolError(
             "is_directory",
             f"{path} is a directory, not a file. List it with glob (path={path!r}) or bash `ls`.",
+            path=path,
         )
     kind = stat.S_IFMT(mode)
     if kind in SPECIAL_KINDS and not (
@@ -76,8 +122,15 @@ def guard_readable(path: str) -> os.stat_result:
             "not_regular_file",
             f"{path} is not a regular file ({SPECIAL_KINDS[kind]}); reading it could block or "
             "never end. Read a regular file instead.",
+            path=path,
         )
     return info
+
+
+def guard_readable(path: str) -> os.stat_result:
+    """Refuse what reading could hang on or stream forever; return the (followed) stat."""
+    refuse_device(path)
+    return check_file_kind(path)
 
 
 def open_for_read(path: str) -> int:
@@ -87,12 +140,16 @@ def open_for_read(path: str) -> int:
         fd = os.open(path, flags)
     except PermissionError:
         raise ToolError(
-            "permission_denied", f"Permission denied: cannot read {path}. Check its permissions."
+            "permission_denied",
+            f"Permission denied: cannot read {path}. Check its permissions.",
+            path=path,
         ) from None
     info = os.fstat(fd)
     if not stat.S_ISREG(info.st_mode) and os.path.realpath(path) != "/dev/null":
         os.close(fd)
-        raise ToolError("not_regular_file", f"{path} is not a regular file; refusing to read it.")
+        raise ToolError(
+            "not_regular_file", f"{path} is not a regular file; refusing to read it.", path=path
+        )
     with contextlib.suppress(AttributeError, OSError):
         os.set_blocking(fd, True)
     return fd

@@ -34,7 +34,7 @@ from .mutation_queue import MutationQueue
 from .results import ToolError, UnknownToolError, error_result
 
 NAME = "agenttools-reference"
-VERSION = "0.1.0"
+VERSION = "0.2.0"
 PROTOCOL = "agenttools/2"
 SPEC_VERSION = "0.2"
 OUTPUT_PROFILE = "agenttools-reference/1"

@@ -29,3 +29,37 @@ def test_broken_implementation_is_caught(name: str) -> None:
     )
     assert kill.exit_code == 1
     assert "caught" in render([kill])[1]
+
+
+NAIVE = [name for name in BROKEN if name.endswith("_naive")]
+
+
+def test_each_tool_has_a_naive_implementation_that_declares_nothing() -> None:
+    assert {name.split("_")[0] for name in NAIVE} >= {
+        "read",
+        "write",
+        "edit",
+        "grep",
+        "glob",
+        "bash",
+    }
+
+
+@pytest.mark.parametrize("name", NAIVE)
+def test_declaring_less_never_scores_better(name: str) -> None:
+    """A naive implementation declares no limits and no features; what it lacks must show as
+    failed core MUST clauses, not as skipped ones."""
+    import importlib
+
+    from pytest_agenttools.clauses import CORE, load
+
+    module = importlib.import_module(f"pytest_agenttools.broken.{name}")
+    manifest = module.create().manifest()
+    assert not manifest.get("limits") and not manifest.get("features"), (
+        f"{name} must declare no limits and no features"
+    )
+    spec = load().by_id()
+    must_core = [c for c in module.CAUGHT_BY if spec[c].level == "MUST"]
+    assert must_core and all(spec[c].conformance_level == CORE for c in must_core), (
+        f"{name} must be caught by core MUST clauses; CAUGHT_BY: {sorted(module.CAUGHT_BY)}"
+    )

@@ -27,7 +27,7 @@ def test_clauses_lists_the_spec(tmp_path: Path) -> None:
 def test_run_subset_writes_report_and_leaves_cwd_clean(tmp_path: Path) -> None:
     proc = agenttools("run", "--report-json", "r.json", "--", "-k", "missing_file", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "pass  READ-NF-01" in proc.stdout
+    assert "core: MUST 1/1 passed" in proc.stdout, proc.stdout
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["summary"]["passed"] >= 1 and report["summary"]["failed"] == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"], "the run littered the cwd"
@@ -132,8 +132,8 @@ def test_report_renders_html_and_markdown(tmp_path: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr
     page = (tmp_path / "out.html").read_text()
-    assert page.count("<th>agenttools-reference 0.1.0</th>") == 2
+    assert page.count("<th>agenttools-reference 0.2.0</th>") == 2
     assert 'id="WRITE-BOM-01"' in page and 'class="failed"' in page
-    assert "| agenttools-reference 0.1.0 |" in (tmp_path / "out.md").read_text()
+    assert "| agenttools-reference 0.2.0 |" in (tmp_path / "out.md").read_text()
     missing = agenttools("report", "nope.json", cwd=tmp_path)
     assert missing.returncode != 0 and "nope.json" in missing.stderr

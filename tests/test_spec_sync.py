@@ -7,13 +7,19 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agenttools.clauses import clause_test_index, load, render_markdown, suite_dir
+from pytest_agenttools.clauses import (
+    clause_test_index,
+    implementation_index,
+    load,
+    render_markdown,
+    suite_dir,
+)
 
 REPO = Path(__file__).parent.parent
 
 
 def test_docs_spec_is_generated_from_the_spec_files() -> None:
-    expected = render_markdown(load(), clause_test_index())
+    expected = render_markdown(load(), clause_test_index(), implementation_index())
     actual = (REPO / "docs" / "spec.md").read_text(encoding="utf-8")
     assert actual == expected, (
         "docs/spec.md is out of date; regenerate it with "
@@ -69,3 +75,43 @@ def test_malformed_spec_is_rejected(tmp_path: Path) -> None:
     bad.write_text('[[clause]]\nid = "X-1"\ntool = "read"\n')
     with pytest.raises(ValueError, match="lacks"):
         load(bad)
+
+
+def test_every_active_clause_says_what_it_observes() -> None:
+    silent = [c.id for c in load().active() if not c.observes]
+    assert not silent, f"clauses without `observes`: {silent}"
+
+
+def test_every_active_clause_names_its_reference_code() -> None:
+    implemented = implementation_index()
+    missing = [c.id for c in load().active() if not implemented.get(c.id)]
+    assert not missing, (
+        f"clauses no reference function names (put the id in the docstring or a comment of "
+        f"the code that implements it): {missing}"
+    )
+
+
+def test_reference_code_names_only_known_clauses() -> None:
+    known = load().by_id()
+    unknown = sorted(set(implementation_index()) - set(known))
+    assert not unknown, f"reference code names clause ids the spec lacks: {unknown}"
+
+
+def test_features_and_limits_named_by_clauses_are_registered() -> None:
+    spec = load()
+    for clause in spec.active():
+        for feature in clause.features:
+            assert feature in spec.features, f"{clause.id}: unregistered feature {feature}"
+        for limit in clause.limits:
+            assert limit in spec.limits, f"{clause.id}: unregistered limit {limit}"
+
+
+def test_spec_is_parsed_once_per_process() -> None:
+    from pytest_agenttools.clauses import _load
+
+    load()
+    before = _load.cache_info()
+    for _ in range(3):
+        load()
+    after = _load.cache_info()
+    assert after.misses == before.misses, "load() parsed the spec files again"

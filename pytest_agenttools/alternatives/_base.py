@@ -112,7 +112,8 @@ class Alternative(ReferenceTools):
             if fragment:
                 fragments.append(fragment)
             for key, value in getattr(module, "SETUP", {}).get(style, {}).items():
-                if isinstance(value, Mapping):  # limits, units, ops, runs: merged per tool
+                # limits, units, ops and runs are per tool: several tool modules may add theirs
+                if isinstance(value, Mapping):
                     setup[key] = {**setup.get(key, {}), **value}
                 else:
                     setup[key] = value
