@@ -122,18 +122,9 @@ class Naive(ReferenceTools):
         self.tools.pop("task_output", None)
 
     def manifest(self) -> dict[str, Any]:
+        """No limits, no features, no settings, no golden profile: nothing to hide behind."""
         manifest = super().manifest()
-        manifest["features"] = [f for f in manifest["features"] if not f.startswith("bash.")]
-        manifest["output"] = {"line_numbers": "arrow"}  # no golden output profile either
-        for key in ("limits",):
-            manifest[key] = {
-                k: v
-                for k, v in manifest[key].items()
-                if not k.startswith(("bash.", "task_output."))
-            }
-        manifest["settings"] = [
-            s for s in manifest["settings"] if not s.startswith(("bash.", "task_output."))
-        ]
+        manifest.update(features=[], limits={}, settings=[], output={"line_numbers": "arrow"})
         return manifest
 
     def shutdown(self) -> None:
