@@ -88,7 +88,12 @@ def render_summary(report: dict[str, Any], *, verbose: bool = False) -> list[str
     undeclared: dict[str, int] = {}
     for clause_id, verdict in report.get("clauses", {}).items():
         clause = by_id.get(clause_id)
-        if clause is not None and declared_tools and clause.tool not in declared_tools:
+        if (
+            clause is not None
+            and declared_tools
+            and clause.tool not in declared_tools
+            and not clause.for_every_implementation
+        ):
             undeclared[clause.tool] = undeclared.get(clause.tool, 0) + 1
             continue
         if verdict == "passed" and not verbose:
@@ -146,16 +151,16 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
 def _serve(ns: argparse.Namespace) -> int:
     from .reference_impl.server import serve
 
-    if not ns.impl:
-        return serve()
-    from .adapters.base import AdapterError
-    from .adapters.inprocess import load_factory
+    tools = None
+    if ns.impl:
+        from .adapters.base import AdapterError
+        from .adapters.inprocess import load_factory
 
-    try:
-        tools = load_factory(ns.impl)()
-    except AdapterError as exc:
-        raise SystemExit(f"agenttools serve: {exc}") from None
-    return serve(tools=tools)
+        try:
+            tools = load_factory(ns.impl)()
+        except AdapterError as exc:
+            raise SystemExit(f"agenttools serve: {exc}") from None
+    return serve(tools=tools, exit_process=True, max_line_bytes=ns.max_line_bytes)
 
 
 def _load_reports(paths: Sequence[str]) -> list[dict[str, Any]]:
@@ -289,6 +294,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--impl", help="serve this in-process factory 'package.module:factory' instead"
+    )
+    serve.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        metavar="N",
+        help="longest request line read whole; longer ones are answered -32600 (default 64 MiB)",
     )
     report = commands.add_parser(
         "report", help="render one or more JSON reports (HTML matrix, Markdown summary)"

@@ -159,7 +159,8 @@ class ConformanceReport:
         tools = set((self.implementation.get("manifest") or {}).get("tools", []))
         levels: dict[str, Any] = {}
         for clause in spec.active():
-            if clause.id not in verdicts or (tools and clause.tool not in tools):
+            undeclared = tools and clause.tool not in tools and not clause.for_every_implementation
+            if clause.id not in verdicts or undeclared:
                 continue  # a tool the implementation does not have is not part of its levels
             name = clause.conformance_level
             entry = levels.setdefault(
