@@ -40,6 +40,8 @@ import time
 
 PR_SET_CHILD_SUBREAPER = 36
 POLL_S = 0.02
+#: longer commands do not fit in one argument of execve (MAX_ARG_STRLEN is 128 KiB)
+ARGUMENT_BYTES = 100_000
 LINGER_POLL_S = 0.25
 
 
@@ -119,16 +121,29 @@ class Supervisor:
                         signal.signal(number, signal.SIG_DFL)
                 os.chdir(self.cwd)
                 argv = [self.shell, "-c", self.command]
+                if len(self.command.encode("utf-8", "surrogateescape")) > ARGUMENT_BYTES:
+                    argv = [self.shell, self.script_fd()]
                 if self.env is None:
                     os.execv(argv[0], argv)
                 os.execve(argv[0], argv, self.env)
-            except BaseException as exc:  # report, then leave the fork
+            except BaseException as exc:  # report in words, then leave the fork
+                reason = exc.strerror if isinstance(exc, OSError) else type(exc).__name__
                 with contextlib.suppress(OSError):
-                    os.write(2, f"cannot start bash: {exc}\n".encode())
+                    os.write(2, f"cannot start {self.shell}: {reason}\n".encode())
             os._exit(127)
         os.close(self.out_fd)
         self.leader = pid
         self.say(f"pid {pid}")
+
+    def script_fd(self) -> str:
+        """A command too long for one argument (the kernel takes 128 KiB) is read by bash as a
+        script from an in-memory file, inherited as a descriptor."""
+        fd = os.memfd_create("agenttools-command", 0)
+        data = memoryview(self.command.encode("utf-8", "surrogateescape"))
+        while data:
+            data = data[os.write(fd, data) :]
+        os.lseek(fd, 0, os.SEEK_SET)
+        return f"/dev/fd/{fd}"
 
     def reap(self) -> None:
         """Collect every exited child (adopted orphans included); note the leader's status."""

@@ -355,3 +355,15 @@ def test_empty_command_fails_closed() -> None:
 
 def test_keepalive_of_parse_error() -> None:
     assert command_analysis.keepalive_of("nohup x & '") is False
+
+
+def test_command_longer_than_one_argument(tmp_path: Path) -> None:
+    """A command beyond the kernel's 128 KiB argument limit runs (read as a script), and a
+    failure to start is said in words, not as a Python exception (ROBUST-ARGS-04)."""
+    tools = ReferenceTools()
+    try:
+        command = ": " + "x" * (1 << 20) + "\necho ran"
+        result = tools.call("bash", {"command": command}, str(tmp_path))
+        assert not result["isError"] and result["details"]["observation"]["output"] == "ran\n"
+    finally:
+        tools.shutdown()
