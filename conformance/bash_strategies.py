@@ -10,8 +10,13 @@ Everything here judges the observation (``bash_obs``) and the process table, nev
 from __future__ import annotations
 
 import contextlib
+import itertools
+import json
 import os
+import select
+import shlex
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterable, Iterator
@@ -22,7 +27,7 @@ from typing import Any
 import psutil
 from hypothesis import strategies as st
 
-from pytest_agenttools import ToolClient, ToolResult
+from pytest_agenttools import ToolCall, ToolClient, ToolResult
 from pytest_agenttools.assertions import bash_obs
 from pytest_agenttools.observations import BashObservation
 
@@ -264,38 +269,117 @@ def second_instance(config: Any) -> Iterator[Any]:
         adapter.close()
 
 
-@dataclass
-class Host:
-    """An instance of the implementation in a process of its own, and that process."""
+class StdioHost:
+    """An implementation served over the stdio protocol by a process this test owns.
 
-    adapter: Any
-    pid: int
+    The kit's stdio adapter cleans up after a server that dies (it kills the orphans it can
+    find); a test of what the implementation itself does when killed must not have that help,
+    so it speaks the few JSON-RPC lines it needs on its own.
+    """
+
+    def __init__(self, argv: list[str], manifest: Any, timeout: float) -> None:
+        self.proc = subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        self.pid = self.proc.pid
+        self.timeout = timeout
+        self._ids = itertools.count(1)
+        self._buffer = b""
+        self.request("initialize", {"protocol": "agenttools/2"})
+
+    def _send(self, method: str, params: Any) -> int:
+        ident = next(self._ids)
+        line = json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(line.encode() + b"\n")
+        self.proc.stdin.flush()
+        return ident
+
+    def request(self, method: str, params: Any) -> Any:
+        ident = self._send(method, params)
+        assert self.proc.stdout is not None
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            while b"\n" in self._buffer:
+                line, self._buffer = self._buffer.split(b"\n", 1)
+                answer = json.loads(line)
+                if answer.get("id") == ident:
+                    return answer.get("result")
+            ready, _, _ = select.select([self.proc.stdout], [], [], 0.1)
+            if ready:
+                chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
+                assert chunk, f"the server exited while answering {method}"
+                self._buffer += chunk
+        raise AssertionError(f"the server did not answer {method} within {self.timeout:g} s")
+
+    def configure(self, settings: dict[str, Any]) -> Any:
+        return self.request("configure", {"settings": settings})
+
+    def start_call(self, call: ToolCall) -> None:
+        """Send the call and do not wait for it."""
+        self._send("call", call.to_wire())
+
+    def close(self) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(5)
+        for stream in (self.proc.stdin, self.proc.stdout):
+            with contextlib.suppress(OSError):
+                stream.close()  # type: ignore[union-attr]
+
+
+class AdapterHost:
+    """The kit's own adapter to a server process (MCP), and that process's pid."""
+
+    def __init__(self, adapter: Any, pid: int) -> None:
+        self.adapter = adapter
+        self.pid = pid
+
+    def configure(self, settings: dict[str, Any]) -> Any:
+        return self.adapter.configure(settings)
+
+    def start_call(self, call: ToolCall) -> None:
+        self.adapter.submit(call)
+
+    def close(self) -> None:
+        self.adapter.close()
 
 
 @contextlib.contextmanager
-def hosted_instance(config: Any) -> Iterator[Host]:
-    """An instance whose process the test may kill: the implementation's own server, or an
-    in-process implementation served over stdio by ``agenttools serve --impl``."""
-    from pytest_agenttools.adapters.stdio import StdioAdapter
+def hosted_instance(config: Any) -> Iterator[StdioHost | AdapterHost]:
+    """An instance whose process the test may kill: the implementation's own stdio server, an
+    in-process implementation served by ``agenttools serve --impl``, or an MCP server."""
+    from pytest_agenttools.adapters.stdio import resolve_program
 
     settings = _hook_settings(config)
-    before = {p.pid for p in psutil.Process().children()}
-    if settings["cmd"] or settings["mcp"]:
+    timeout = float(settings["call_timeout"])
+    host: StdioHost | AdapterHost
+    if settings["mcp"]:
+        before = {p.pid for p in psutil.Process().children()}
         adapter = config.hook.pytest_agenttools_make_adapter(config=config, settings=settings)
-    else:
-        spec = settings["impl"] or "pytest_agenttools.reference_impl:create"
-        serve = f"{sys.executable} -m pytest_agenttools.cli serve --impl {spec}"
-        adapter = StdioAdapter(serve, settings["manifest"], settings["call_timeout"])
-    adapter.start()
-    try:
+        adapter.start()
         new = [p for p in psutil.Process().children() if p.pid not in before]
         assert len(new) == 1, (
             f"expected one new server process, found {describe(p.pid for p in new)}"
         )
-        yield Host(adapter, new[0].pid)
+        host = AdapterHost(adapter, new[0].pid)
+    elif settings["cmd"]:
+        argv = shlex.split(settings["cmd"])
+        host = StdioHost([resolve_program(argv[0]), *argv[1:]], settings["manifest"], timeout)
+    else:
+        spec = settings["impl"] or "pytest_agenttools.reference_impl:create"
+        argv = [sys.executable, "-m", "pytest_agenttools.cli", "serve", "--impl", spec]
+        host = StdioHost(argv, settings["manifest"], timeout)
+    try:
+        yield host
     finally:
         with contextlib.suppress(Exception):
-            adapter.close()
+            host.close()
 
 
 # --- environments ------------------------------------------------------------------------------
