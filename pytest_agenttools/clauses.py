@@ -81,10 +81,11 @@ class LimitSpec:
 
 @dataclass(frozen=True)
 class Table:
-    """Data the spec fixes (``[[table]]``): clauses refer to it by ``name``, the suite builds
-    its fixtures from it, and docs/spec.md renders it.
+    """A data table of the spec (``[[table]]``): the values clauses refer to by name.
 
-    In TOML a table is either a list, ``values = ["a", "b"]`` (one column named ``value``), or
+    The suite draws its fixtures from these (scrubbed variable names, sensitive file names ...),
+    docs/spec.md renders them, and the kit's own tests check the reference against them. In TOML
+    a table is either a list, ``values = ["a", "b"]`` (one column named ``value``), or
     ``columns = [...]`` with ``rows = [[...], ...]``.
     """
 
@@ -100,6 +101,10 @@ class Table:
         """The first column: the entries of a list table."""
         return tuple(row[0] for row in self.rows)
 
+    def column(self, name: str) -> list[str]:
+        index = self.columns.index(name)
+        return [row[index] for row in self.rows]
+
 
 @dataclass(frozen=True)
 class Spec:
@@ -111,12 +116,14 @@ class Spec:
     limits: Mapping[str, LimitSpec]
     tables: Mapping[str, Table] = field(default_factory=dict)
 
-    def table(self, name: str) -> tuple[str, ...]:
-        """The values (first column) of table ``name``; KeyError names the known tables."""
+    def table(self, name: str) -> Table:
+        """The data table ``name``; KeyError names the known ones."""
         try:
-            return self.tables[name].values
+            return self.tables[name]
         except KeyError:
-            raise KeyError(f"no spec table {name!r}; known: {sorted(self.tables)}") from None
+            raise KeyError(
+                f"no spec table {name!r}; known: {', '.join(sorted(self.tables))}"
+            ) from None
 
     @functools.cached_property
     def _by_id(self) -> dict[str, Clause]:
@@ -327,14 +334,7 @@ def render_markdown(
         if tool in spec.sections:
             out += [spec.sections[tool].strip(), ""]
         for table in (t for t in spec.tables.values() if t.tool == tool):
-            out += [f"**Table `{table.name}`: {table.title}.** {table.text}", ""]
-            if len(table.columns) == 1:
-                out += [", ".join(f"`{value}`" for value in table.values), ""]
-                continue
-            out += ["| " + " | ".join(table.columns) + " |"]
-            out += ["|" + "---|" * len(table.columns)]
-            out += ["| " + " | ".join(_cell(c) for c in row) + " |" for row in table.rows]
-            out += [""]
+            out += _render_table(table)
         for c in (c for c in spec.clauses if c.tool == tool):
             state = " (retired)" if c.retired else ""
             kind = " Presentation." if c.kind == "presentation" else ""
@@ -360,8 +360,24 @@ def render_markdown(
 
 def _cell(value: str) -> str:
     """A table cell: code, with the characters Markdown would read escaped."""
+    if not value:
+        return "(empty)"
     shown = value.replace("|", "\\|")
     return f"`` {shown} ``" if "`" in shown else f"`{shown}`"
+
+
+def _render_table(table: Table) -> list[str]:
+    out = [f"### Table `{table.name}`: {table.title}", ""]
+    if table.text:
+        out += [table.text, ""]
+    if len(table.columns) == 1:
+        return [*out, ", ".join(_cell(value) for value in table.values), ""]
+    out += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+    for row in table.rows:
+        first, *rest = row
+        out.append("| " + " | ".join([_cell(first), *rest]) + " |")
+    out.append("")
+    return out
 
 
 def _registry_tables(spec: Spec) -> list[str]:

@@ -196,10 +196,10 @@ def test_real_rg_lists_files(tmp_path: Path) -> None:
 def test_reference_lists_equal_the_spec_tables() -> None:
     """The suite builds its trees from the spec's tables; the reference must hide the same."""
     spec = load()
-    assert spec.table("search.excluded_dirs") == search_filters.DEFAULT_EXCLUDED_DIRS
-    assert spec.table("search.vcs_dirs") == search_filters.VCS_DIRS
-    assert spec.table("search.sensitive_dirs") == search_filters.SENSITIVE_DIRS
-    assert spec.table("search.sensitive_files") == search_filters.SENSITIVE_FILES
+    assert spec.table("search.excluded_dirs").values == search_filters.DEFAULT_EXCLUDED_DIRS
+    assert spec.table("search.vcs_dirs").values == search_filters.VCS_DIRS
+    assert spec.table("search.sensitive_dirs").values == search_filters.SENSITIVE_DIRS
+    assert spec.table("search.sensitive_files").values == search_filters.SENSITIVE_FILES
 
 
 def test_fixture_trees_cover_every_table_entry() -> None:
@@ -389,7 +389,7 @@ def test_spec_tables_of_rows_load_and_render(tmp_path: Path) -> None:
     )
     loaded = load(spec)
     assert loaded.tables["edit.t"].rows == (("U+2018", "'"), ("U+007C", "|"))
-    assert loaded.table("edit.t") == ("U+2018", "U+007C")
+    assert loaded.table("edit.t").values == ("U+2018", "U+007C")
     markdown = render_markdown(loaded, {})
     assert "| point | folds_to |" in markdown and "| `U+007C` | `\\|` |" in markdown
     bad = tmp_path / "bad.toml"  # another file: load() caches what it parsed
