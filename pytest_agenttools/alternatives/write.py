@@ -141,7 +141,7 @@ def _claude_error(arguments: Any, cwd: str, details: Mapping[str, Any], message:
             else f"The parameter `{name}` type is expected as `string` but provided as "
             f"`{_js_type(bad[2])}`"
         )
-        body = f"InputValidationError: Write failed due to the following issue:\n{issue}"
+        body = f"Write failed due to the following issue:\n{issue}"
     elif details.get("error") == "is_directory":
         body = f"EISDIR: illegal operation on a directory, open '{details['path']}'"
     elif details.get("error") == "not_a_directory":
