@@ -96,6 +96,19 @@ def load(path: str) -> list[Entry]:
     return entries
 
 
+def refuse_todo(path: str, entries: Iterable[Entry]) -> None:
+    """Strict mode: a reason that still says TODO (as ``agenttools baseline`` writes it) is no
+    reason; name every such entry."""
+    todo = [e for e in entries if e.reason.upper().startswith("TODO")]
+    if todo:
+        listed = "; ".join(e.label() for e in todo)
+        noun = "entry" if len(todo) == 1 else "entries"
+        raise pytest.UsageError(
+            f"{path}: --agenttools-strict refuses {len(todo)} {noun} whose reason still says "
+            f"TODO: {listed}. Write which behaviour breaks each clause."
+        )
+
+
 class Expectations:
     """Applies entries at collection and judges them after the run (on the controller)."""
 
@@ -104,6 +117,8 @@ class Expectations:
         self.strict = strict
         self.entries = load(path)
         self.outcomes: dict[str, list[str]] = {}
+        if strict:
+            refuse_todo(path, self.entries)
 
     def apply(self, items: Iterable[pytest.Item]) -> None:
         from .selection import clause_info
