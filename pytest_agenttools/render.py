@@ -243,7 +243,7 @@ def level_lines(levels: Mapping[str, Any]) -> list[str]:
     for reason, where in sorted(reasons.items(), key=lambda kv: -sum(kv[1].values())):
         total = sum(where.values())
         if len(where) <= 3:
-            scope = ", ".join(f"{n} {level}" for level, n in where.items())
+            scope = ", ".join(f"{n} in {level}" for level, n in where.items())
         else:
             scope = f"in {len(where)} levels"
         lines.append(f"not run: {total} clause{'s' if total != 1 else ''} ({scope}): {reason}")

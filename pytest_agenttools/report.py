@@ -117,17 +117,21 @@ def level_verdict(verdict: str | None) -> str:
 
 
 def why_not_run(message: str) -> str:
-    """A skip message as a reason shared by every clause it applies to (no "not run:" prefix)."""
+    """A skip message as a reason shared by every clause it applies to (without pytest's
+    "Skipped:" and the kit's "not run:" prefixes)."""
     text = message.strip()
-    if text.startswith(NOT_RUN_PREFIX):
-        text = text[len(NOT_RUN_PREFIX) :]
+    for prefix in ("Skipped:", NOT_RUN_PREFIX):
+        if text.startswith(prefix):
+            text = text[len(prefix) :].strip()
     return text.splitlines()[0] if text else "skipped"
 
 
 def applies(clause: Clause, tools: frozenset[str] | None) -> bool:
     """Whether the clause is part of an implementation's levels (``tools``: its declared tools,
-    None when no manifest is known)."""
-    return tools is None or clause.tool in tools
+    None when no manifest is known). A clause "tool" that is no tool (the robustness clauses)
+    applies to every implementation, whatever tools it declares."""
+    every = bool(getattr(clause, "for_every_implementation", False))
+    return tools is None or clause.tool in tools or every
 
 
 def declared_tools(implementation: Mapping[str, Any]) -> frozenset[str] | None:

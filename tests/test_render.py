@@ -307,3 +307,22 @@ def test_screenshot_of_the_page(tmp_path: Path) -> None:
     keep = os.environ.get("AGENTTOOLS_SCREENSHOT_DIR")
     if keep:
         shutil.copyfile(shot, Path(keep) / "report.png")
+
+
+def test_reasons_are_shown_without_prefixes() -> None:
+    from pytest_agenttools.report import why_not_run
+
+    skipped = "Skipped: not run: optional feature read.pdf not declared by mytools"
+    assert why_not_run(skipped) == "optional feature read.pdf not declared by mytools"
+    assert why_not_run("not run: slow clause; run with --agenttools-slow\nmore") == (
+        "slow clause; run with --agenttools-slow"
+    )
+    report = make_report("a", {READ_CORE_MUST[0]: ["passed"]})
+    pdf = [c.id for c in READ if "read.pdf" in c.features]
+    for clause in pdf:
+        report["not_run"][clause] = skipped
+    report["levels"] = compute_levels(
+        SPEC, report["clauses"], report["not_run"], report["implementation"]
+    )
+    lines = terminal_lines(Run.from_report(report, SPEC))
+    assert f"  not run: {len(pdf)} clauses ({len(pdf)} in read.pdf): {skipped[18:]}" in lines
