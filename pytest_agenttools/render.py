@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .clauses import Clause, Spec
-from .report import compute_levels, undeclared_tools
+from .report import assertion_of, compute_levels, undeclared_tools, why_not_run
 
 #: the level counts in the order every form shows them, with their words
 LEVEL_COUNTS = (
@@ -125,8 +125,6 @@ class Run:
         return "skipped" if clause_id in self.not_run else "absent"
 
     def reason(self, clause_id: str) -> str:
-        from .report import why_not_run
-
         if clause_id in self.not_run:
             return why_not_run(self.not_run[clause_id])
         clause = self.spec.by_id().get(clause_id)
@@ -149,8 +147,6 @@ class Run:
 
 def assertion(test: Mapping[str, Any]) -> str:
     """The failing assertion of a test record (older reports: found in its message)."""
-    from .report import assertion_of
-
     found = str(test.get("assertion") or "")
     return found or assertion_of(str(test.get("message") or ""))
 
@@ -256,6 +252,11 @@ def terminal_lines(run: Run, *, verbose: bool = False, problems: bool = True) ->
     implementation does not declare."""
     impl = run.implementation
     lines = [f"agenttools: {run.name} via {impl.get('adapter', '?')}"]
+    if not impl.get("name"):
+        errors = [t for tests in run.tests.values() for t in tests if t.get("outcome") == "error"]
+        if errors:  # the first error says why (a start-up failure fails every test alike)
+            first = "".join(assertion(errors[0]).splitlines()[:1])
+            lines.append("  " + re.sub(r"^(Failed: )?(agenttools: )?", "", first))
     lines += ["  " + line for line in level_lines(run.levels)]
     by_id = run.spec.by_id()
     for clause_id in sorted(set(run.verdicts) | set(run.not_run), key=_spec_order(run.spec)):

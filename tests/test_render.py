@@ -326,3 +326,12 @@ def test_reasons_are_shown_without_prefixes() -> None:
     )
     lines = terminal_lines(Run.from_report(report, SPEC))
     assert f"  not run: {len(pdf)} clauses ({len(pdf)} in read.pdf): {skipped[18:]}" in lines
+
+
+def test_a_start_up_failure_is_said_once_at_the_top() -> None:
+    report = make_report("x", {READ_CORE_MUST[0]: ["error"], READ_CORE_MUST[1]: ["error"]})
+    report["implementation"] = {}
+    for test in report["tests"]:
+        test["assertion"] = "Failed: agenttools: the implementation could not be started: boom"
+    lines = terminal_lines(Run.from_report(report, SPEC))
+    assert lines[:2] == ["agenttools: ? via ?", "  the implementation could not be started: boom"]
