@@ -18,8 +18,6 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-SUITE = "pytest_agenttools.conformance"
-REFERENCE = "pytest_agenttools.reference_impl:create"
 EPILOG = "Run `agenttools COMMAND --help` for a command's options."
 
 

@@ -276,8 +276,8 @@ def terminal_lines(run: Run, *, verbose: bool = False, problems: bool = True) ->
         lines.append(f"  {mark:5} {clause_id:18} {level:6} {title}  ({detail})")
         if verbose:
             for test in run.failing_tests(clause_id):
-                first = assertion(test).splitlines()[:1]
-                lines.append(f"        {test.get('id', test.get('nodeid'))}: {''.join(first)}")
+                said = "".join(assertion(test).splitlines()[:1])
+                lines.append(f"        {test.get('id', test.get('nodeid'))}: {said}")
     for tool, count in run.undeclared_tools.items():
         lines.append(f"  not run: tool {tool} is not declared ({count} clauses)")
     summary = run.summary

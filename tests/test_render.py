@@ -335,3 +335,17 @@ def test_a_start_up_failure_is_said_once_at_the_top() -> None:
         test["assertion"] = "Failed: agenttools: the implementation could not be started: boom"
     lines = terminal_lines(Run.from_report(report, SPEC))
     assert lines[:2] == ["agenttools: ? via ?", "  the implementation could not be started: boom"]
+
+
+def test_verbose_lists_every_clause_with_failing_assertions() -> None:
+    run = partial_run()
+    quiet, verbose = terminal_lines(run), terminal_lines(run, verbose=True)
+    passed = READ_CORE_MUST[0]
+    assert not any(line.split()[1:2] == [passed] for line in quiet)
+    (line,) = [line for line in verbose if line.split()[1:2] == [passed]]
+    assert line.split()[0] == "pass" and "(2 tests: 2 passed)" in line
+    not_selected = next(c for c in READ_CORE_MUST[3:])
+    (line,) = [line for line in verbose if line.split()[1:2] == [not_selected]]
+    assert line.split()[0] == "skip" and f"(not run: {NOT_SELECTED})" in line
+    failing = f"        test_x.py::test_{READ_CORE_MUST[1]}[0]: {ASSERTION}"
+    assert failing in verbose and failing not in quiet
