@@ -408,6 +408,10 @@ class ReportPlugin:
         if self.expectations is not None:
             self.expectations.apply(items)
 
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        if self.expectations is not None:
+            self.expectations.left_out(items)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.report.add(report)
 
@@ -430,7 +434,7 @@ class ReportPlugin:
             workeroutput["agenttools_implementation"] = agent.describe()
             if self.expectations is not None:
                 workeroutput["agenttools_matched"] = sorted(
-                    f"{e.kind}:{e.id}" for e in self.expectations.entries if e.matched
+                    f"{e.kind}:{e.id}" for e in self.expectations.seen()
                 )
             agent.close()
             return

@@ -96,8 +96,7 @@ class Selection:
     def pytest_deselect_unchosen(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """Keep the chosen tools' and tags' tests. This runs after syrupy has seen every
         collected test, so it counts the goldens of the tests left out as not selected (not as
-        unused goldens to delete), and after the expectations were matched, so an entry for a
-        tool this run left out is not reported as matching nothing."""
+        unused goldens to delete)."""
         if not self.tools and not self.features:
             return
         keep: list[pytest.Item] = []

@@ -247,3 +247,26 @@ def test_strict_refuses_todo_reasons(pytester: pytest.Pytester) -> None:
     result.stderr.fnmatch_lines(["*refuses 1 entry whose reason still says TODO*id='READ-DIR-01'*"])
     lenient = pytester.runpytest(f"--agenttools-expectations={todo}")
     lenient.assert_outcomes(passed=3, xfailed=1, skipped=1)
+
+
+def test_an_entry_for_a_tool_the_run_left_out_is_not_unmatched(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(CLIENT_TESTS)
+    entries = pytester.makefile(
+        ".toml",
+        exp='[[xfail]]\nid = "READ-DIR-01"\nreason = "this implementation lists directories"\n'
+        '[[xfail]]\nid = "NO-SUCH-CLAUSE"\nreason = "matches nothing at all"\n',
+    )
+    result = pytester.runpytest(
+        "--agenttools-tools=write", f"--agenttools-expectations={entries}", "--agenttools-strict"
+    )
+    result.assert_outcomes(passed=1, skipped=1, deselected=3)
+    out = result.stdout.str()
+    assert "id='READ-DIR-01'" not in out, "an entry of a tool left out by --tools is not wrong"
+    assert "unmatched expectation [[xfail]] #2 id='NO-SUCH-CLAUSE'" in out
+    assert result.ret == 1
+    by_keyword = pytester.runpytest_subprocess(
+        "-n", "2", "-k", "plain", f"--agenttools-expectations={entries}", "-p", "no:cacheprovider"
+    )
+    by_keyword.assert_outcomes(passed=1)
+    out = by_keyword.stdout.str()
+    assert "id='READ-DIR-01'" not in out and "id='NO-SUCH-CLAUSE'" in out
