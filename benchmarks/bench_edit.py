@@ -1,7 +1,10 @@
-"""edit: an exact edit of a 50 MB file next to `sed -i` on the same file, and a fuzzy edit of a
-10,000-line file, with peak memory, measured in one run.
+"""edit: an exact edit of a 50 MB file next to `sed -i` on the same file, a fuzzy edit of a
+10,000-line file, and edits and writes of files of 20,000 blank lines (the pathological input of
+a line diff), with peak memory, measured in one run.
 
-Targets (issue 3): the 50 MB edit within 3x of `sed -i`; the fuzzy edit under 0.5 s.
+Targets (issue 3): the 50 MB edit within 3x of `sed -i`; the fuzzy edit under 0.5 s. Issue 12:
+each pathological edit or write answers within 1 s (it took 39 s when the display diff compared
+every pair of equal lines).
 
     python benchmarks/bench_edit.py [--mib 50] [--rounds 5] [--json out.json]
 """
@@ -30,6 +33,47 @@ assert not result["isError"], result
 print(json.dumps({"seconds": elapsed, "fuzzy": result["details"]["fuzzy"],
                   "peak_rss_kib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))
 """
+BLANK = 10_000
+
+
+def pathological(tmp: Path, rounds: int) -> dict[str, float]:
+    """Median seconds of edits and writes over 20,000 blank lines, in this process."""
+    from pytest_agenttools.reference_impl import create
+
+    tools = create()
+    target = tmp / "blank.txt"
+    cases = {
+        "edit_lone_change_20k_blank_s": (
+            "\n" * BLANK + "MIDDLE\n" + "\n" * BLANK,
+            ("edit", {"file_path": str(target), "old_string": "MIDDLE", "new_string": "X"}),
+        ),
+        "edit_every_other_line_20k_blank_s": (
+            "\n" * (2 * BLANK),
+            (
+                "edit",
+                {
+                    "file_path": str(target),
+                    "old_string": "\n" * (2 * BLANK),
+                    "new_string": "-\n\n" * BLANK,
+                },
+            ),
+        ),
+        "write_every_other_line_20k_blank_s": (
+            "\n" * (2 * BLANK),
+            ("write", {"path": str(target), "content": "-\n\n" * BLANK}),
+        ),
+    }
+    numbers: dict[str, float] = {}
+    for name, (before, (tool, arguments)) in cases.items():
+        times = []
+        for _ in range(rounds):
+            target.write_text(before, encoding="utf-8")
+            start = time.perf_counter()
+            result = tools.call(tool, arguments, str(tmp))
+            times.append(time.perf_counter() - start)
+            assert not result["isError"], result
+        numbers[name] = round(statistics.median(times), 4)
+    return numbers
 
 
 def run_edit(path: Path, old: str, new: str) -> dict[str, float]:
@@ -106,8 +150,9 @@ def main() -> int:
             fuzzy_edit_peak_rss_mib=round(peaks[-1], 1),
             rounds=ns.rounds,
         )
+        numbers.update(pathological(Path(tmp), ns.rounds))
     for key, value in numbers.items():
-        print(f"{key:26} {value}")
+        print(f"{key:36} {value}")
     if ns.json:
         Path(ns.json).write_text(json.dumps(numbers, indent=2) + "\n")
     return 0

@@ -22,6 +22,12 @@ KINDS = ("behaviour", "presentation")
 #: what a clause's tests look at to judge it
 OBSERVES = ("observation", "disk", "processes", "text", "protocol", "manifest")
 CORE = "core"
+#: clause "tools" that are no tool: their clauses apply to every implementation whatever tools
+#: it declares, and form a conformance level of their own (the value)
+LEVEL_TOOLS: Mapping[str, str] = {"robust": "robustness"}
+#: how the kit reaches an implementation (``Adapter.transport``); a clause naming some of them
+#: in ``transports`` judges something only those carry (raw protocol lines: stdio)
+TRANSPORTS = ("in-process", "stdio", "mcp")
 CLAUSE_ID = re.compile(r"\b[A-Z]+(?:_[A-Z]+)?-[A-Z0-9]+-\d\d\b")
 
 
@@ -39,11 +45,20 @@ class Clause:
     kind: str = "behaviour"
     observes: tuple[str, ...] = ()
     limits: tuple[str, ...] = ()
+    transports: tuple[str, ...] = ()
 
     @property
     def conformance_level(self) -> str:
-        """``core``, or the feature(s) the clause belongs to (``read.pdf``)."""
-        return "+".join(self.features) if self.features else CORE
+        """``core``, the feature(s) the clause belongs to (``read.pdf``), or the level of a
+        clause "tool" that is no tool (``robustness``)."""
+        if self.features:
+            return "+".join(self.features)
+        return LEVEL_TOOLS.get(self.tool, CORE)
+
+    @property
+    def for_every_implementation(self) -> bool:
+        """Whether the clause applies whatever tools the implementation declares."""
+        return self.tool in LEVEL_TOOLS
 
 
 @dataclass(frozen=True)
@@ -154,6 +169,12 @@ def _clause(source: Path, raw: dict[str, Any]) -> Clause:
     unknown = [o for o in observes if o not in OBSERVES]
     if unknown:
         raise ValueError(f"{source}: clause {ident} observes unknown {unknown}; use {OBSERVES}")
+    transports = tuple(raw.get("transports", ()))
+    strange = [t for t in transports if t not in TRANSPORTS]
+    if strange:
+        raise ValueError(
+            f"{source}: clause {ident} names unknown transports {strange}; use {TRANSPORTS}"
+        )
     return Clause(
         id=ident,
         tool=raw["tool"],
@@ -167,6 +188,7 @@ def _clause(source: Path, raw: dict[str, Any]) -> Clause:
         kind=kind,
         observes=observes,
         limits=tuple(raw.get("limits", ())),
+        transports=transports,
     )
 
 
@@ -251,6 +273,8 @@ def render_markdown(
                 facts.append(f"*Observes:* {', '.join(c.observes)}")
             if c.limits:
                 facts.append(f"*Limits:* `{'`, `'.join(c.limits)}`")
+            if c.transports:
+                facts.append(f"*Transports:* {', '.join(c.transports)}")
             if c.tags:
                 facts.append(f"*Tags:* {', '.join(c.tags)}")
             out += [" · ".join(facts), ""]

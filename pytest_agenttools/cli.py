@@ -122,16 +122,16 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
 def _serve(ns: argparse.Namespace) -> int:
     from .reference_impl.server import serve
 
-    if not ns.impl:
-        return serve()
-    from .adapters.base import AdapterError
-    from .adapters.inprocess import load_factory
+    tools = None
+    if ns.impl:
+        from .adapters.base import AdapterError
+        from .adapters.inprocess import load_factory
 
-    try:
-        tools = load_factory(ns.impl)()
-    except AdapterError as exc:
-        raise SystemExit(f"agenttools serve: {exc}") from None
-    return serve(tools=tools)
+        try:
+            tools = load_factory(ns.impl)()
+        except AdapterError as exc:
+            raise SystemExit(f"agenttools serve: {exc}") from None
+    return serve(tools=tools, exit_process=True, max_line_bytes=ns.max_line_bytes)
 
 
 def _load_reports(paths: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -463,6 +463,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--impl",
         metavar="FACTORY",
         help="serve this in-process factory 'package.module:factory' instead",
+    )
+    serve.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        metavar="N",
+        help="longest request line read whole; longer ones are answered -32600 (default 64 MiB)",
     )
     report = commands.add_parser(
         "report", help="render JSON reports: a Markdown summary or a page comparing runs"

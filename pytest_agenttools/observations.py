@@ -250,11 +250,21 @@ class WriteObservation:
 
 @dataclass(frozen=True)
 class EditObservation:
-    """``replacements`` counts the replaced spans over all edits of the call."""
+    """A successful edit.
+
+    ``path`` is the edited file (absolute or relative to the call's ``cwd``; through a symbolic
+    link, the link or its target). ``replacements`` counts the replaced spans over all edits of
+    the call (a ``replace_all`` edit counts each occurrence). ``first_changed_line`` is the
+    1-based number of the first line of the new file that differs from the old one (lines split
+    on LF), when the implementation gives it. ``patch`` is a unified diff of the change that
+    ``patch -p0`` applies in ``cwd``; given by implementations that declare ``edit.patch``
+    (None when the patch was left out, e.g. for a huge file).
+    """
 
     path: str
     replacements: int
     first_changed_line: int | None
+    patch: str | None
     raw: Mapping[str, Any]
 
     @classmethod
@@ -263,6 +273,7 @@ class EditObservation:
             path=f.string("path", required=True),
             replacements=f.integer("replacements", required=True, minimum=0),
             first_changed_line=f.opt_integer("first_changed_line", minimum=1),
+            patch=f.opt_string("patch"),
             raw=f.raw,
         )
 

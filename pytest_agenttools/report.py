@@ -130,8 +130,7 @@ def applies(clause: Clause, tools: frozenset[str] | None) -> bool:
     """Whether the clause is part of an implementation's levels (``tools``: its declared tools,
     None when no manifest is known). A clause "tool" that is no tool (the robustness clauses)
     applies to every implementation, whatever tools it declares."""
-    every = bool(getattr(clause, "for_every_implementation", False))
-    return tools is None or clause.tool in tools or every
+    return tools is None or clause.tool in tools or clause.for_every_implementation
 
 
 def declared_tools(implementation: Mapping[str, Any]) -> frozenset[str] | None:
@@ -317,6 +316,10 @@ class ConformanceReport:
                 if clause.id not in verdicts and applies(clause, tools):
                     reasons[clause.id] = self.selection.reason()
         return dict(sorted(reasons.items()))
+
+    def levels(self, spec: Spec) -> dict[str, Any]:
+        """The conformance levels of this run (``compute_levels``)."""
+        return compute_levels(spec, self.clauses(), self.not_run_reasons(spec), self.implementation)
 
     def to_json(self, spec: Spec | None = None) -> dict[str, Any]:
         verdicts = self.clauses()

@@ -2,7 +2,8 @@
 correct implementation passing everything.
 
 Each module in ``pytest_agenttools.broken`` is the reference with one defect, plus ``CAUGHT_BY``
-(the clauses that must fail) and optionally ``SUITE_MODULES`` (the suite modules worth running).
+(the clauses that must fail) and optionally ``SUITE_MODULES`` (the suite modules worth running)
+and ``PYTEST_ARGS`` (extra arguments, such as a short call deadline for a defect that hangs).
 A broken implementation that no clause catches means the suite has a hole.
 
 Each alternative in ``pytest_agenttools.alternatives`` is the reference presented as another real
@@ -111,7 +112,7 @@ def run_one(name: str, extra_args: Sequence[str] = (), timeout: float = 900) -> 
     run = SuiteRun(
         impl=f"{BROKEN_PACKAGE}.{name}:create",
         modules=tuple(getattr(module, "SUITE_MODULES", ())),
-        extra=tuple(extra_args),
+        extra=(*getattr(module, "PYTEST_ARGS", ()), *extra_args),
     )
     child = run_in_subprocess(run, timeout)
     kill.exit_code, kill.problem = child.exit_code, child.problem

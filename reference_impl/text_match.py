@@ -35,7 +35,10 @@ def to_lf(text: str) -> str:
 
 
 class LineEndingView:
-    """``text`` with CRLF and lone CR as LF, and the map from its offsets to the original's."""
+    """``text`` with CRLF and lone CR as LF, and the map from its offsets to the original's.
+
+    EDIT-EOL-01, EDIT-EOL-03: an LF old_string matches a CRLF or lone-CR file.
+    """
 
     def __init__(self, original: str) -> None:
         self.original = original
@@ -95,7 +98,7 @@ def fold_line(line: str) -> tuple[str, list[int] | None, list[int] | None]:
 
 
 def fold(text: str) -> str:
-    """The fuzzy form of a whole LF text."""
+    """The fuzzy form of a whole LF text (EDIT-FUZZ-01: what counts as the same text)."""
     return "\n".join(fold_line(line)[0] for line in text.split("\n"))
 
 
@@ -150,7 +153,7 @@ class FuzzyView:
 
 
 def find_all(haystack: str, needle: str) -> list[int]:
-    """Start offsets of the non-overlapping occurrences, left to right."""
+    """Start offsets of the non-overlapping occurrences, left to right (EDIT-RA-01)."""
     found: list[int] = []
     start = haystack.find(needle)
     while start >= 0:
@@ -174,8 +177,9 @@ def locate(
     """All non-overlapping matches of ``old`` (an LF text): exact ones, or else fuzzy ones.
 
     Returns the matches and whether the fuzzy view was used. A fuzzy hit counts only if its
-    source span folds back to the same text as ``old``. ``fuzzy_view`` supplies a (cached)
-    fuzzy view of ``view_text``; it is built only when exact matching finds nothing.
+    source span folds back to the same text as ``old`` (EDIT-FUZZ-02: only that span is ever
+    replaced). ``fuzzy_view`` supplies a (cached) fuzzy view of ``view_text``; it is built only
+    when exact matching finds nothing (EDIT-FUZZ-03: an exact match wins).
     """
     exact = find_all(view_text, old)
     if exact:
@@ -193,7 +197,7 @@ def locate(
 
 
 def disproportionate(old: str, matched: str) -> bool:
-    """A fuzzy hit far larger than what was asked for is refused (thresholds from the facts)."""
+    """A fuzzy hit far larger than what was asked for is refused (EDIT-FUZZ-05)."""
     old_lines = old.count("\n") + 1
     matched_lines = matched.count("\n") + 1
     if matched_lines >= max(old_lines + 3, 2 * old_lines):

@@ -1,4 +1,5 @@
-"""Unit tests of the reference's shared pieces: codec, sniffing, paths, queue, diffs."""
+"""Unit tests of the reference's shared pieces: codec, sniffing, paths, queue (diffs:
+test_diffing.py)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agenttools.assertions import apply_unified_patch
-from pytest_agenttools.reference_impl import diffing, paths, sniff, textcodec
+from pytest_agenttools.reference_impl import paths, sniff, textcodec
 from pytest_agenttools.reference_impl.mutation_queue import MutationQueue
 from pytest_agenttools.reference_impl.results import ToolError
 
@@ -162,20 +162,3 @@ def test_mutation_queue_serialises_one_key_and_cleans_up(tmp_path: Path) -> None
         t.join()
     assert most[0] == 1, "two holders of one file's lock at once"
     assert len(queue) == 0, "idle locks must be dropped"
-
-
-@pytest.mark.parametrize(
-    ("old", "new", "first"),
-    [
-        ("", "a\n", 1),
-        ("a\n", "", 1),
-        ("a\nb\n", "a\nc\n", 2),
-        ("a", "a\nb", 2),
-        ("a\nb\nc", "a\nb", 2),
-        ("same", "same", None),
-    ],
-)
-def test_diff_roundtrip(old: str, new: str, first: int | None) -> None:
-    change = diffing.compute(old, new, "f", 10**6)
-    assert apply_unified_patch(old, change.patch) == new
-    assert change.first_changed_line == first

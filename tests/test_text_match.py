@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import tomllib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from pytest_agenttools.clauses import suite_dir
 from pytest_agenttools.reference_impl.text_match import (
+    FOLD,
     FuzzyView,
     LineEndingView,
     disproportionate,
@@ -14,6 +18,21 @@ from pytest_agenttools.reference_impl.text_match import (
     fold,
     locate,
 )
+
+
+def test_fold_table_is_the_spec_table() -> None:
+    """The reference folds exactly the characters of the spec's table ``edit.fuzzy_fold``."""
+    data = tomllib.loads((suite_dir() / "spec" / "30-edit.toml").read_text(encoding="utf-8"))
+    (table,) = [t for t in data["table"] if t["name"] == "edit.fuzzy_fold"]
+    columns = table["columns"]
+    spec = {
+        int(point.removeprefix("U+"), 16): row[columns.index("folds_to")]
+        for row in table["rows"]
+        for point in row[columns.index("code_points")].split()
+    }
+    assert {
+        point: chr(target) if isinstance(target, int) else target for point, target in FOLD.items()
+    } == spec
 
 
 def test_line_ending_view_maps_offsets() -> None:

@@ -14,8 +14,9 @@ import importlib.util
 import os
 import sys
 import threading
+import time
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
@@ -26,6 +27,7 @@ from .base import (
     AdapterError,
     ProtocolError,
     call_params,
+    deadline_for,
     manifest_from_initialize,
     result_from_wire,
 )
@@ -96,16 +98,28 @@ def _import_file(file: str, spec: str) -> Any:
 
 
 class _Pending:
-    def __init__(self, future: Future[ToolResult], cancel: threading.Event) -> None:
+    def __init__(
+        self, future: Future[ToolResult], cancel: threading.Event, deadline: float, where: str
+    ) -> None:
         self._future = future
         self._cancel = cancel
+        self._deadline = deadline
+        self._due = time.monotonic() + deadline
+        self._where = where
 
     def result(self, timeout: float | None = None) -> ToolResult:
+        """The result; without ``timeout``, within the call's deadline (armed at submit)."""
+        if timeout is None:
+            shown, wait = self._deadline, max(0.0, self._due - time.monotonic())
+        else:
+            shown = wait = timeout
         try:
-            return self._future.result(timeout)
+            return self._future.result(wait)
         except FutureTimeout:
             self._cancel.set()
-            raise AdapterError(f"no result within {timeout} s (a cancel was sent)") from None
+            raise AdapterError(
+                f"{self._where}: no result within {shown:g} s (a cancel was sent)"
+            ) from None
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -115,6 +129,8 @@ class _Pending:
 
 
 class InProcessAdapter:
+    transport = "in-process"
+
     def __init__(
         self,
         spec: str,
@@ -125,7 +141,6 @@ class InProcessAdapter:
         self._override = manifest_override
         self.call_timeout = call_timeout
         self._impl: Any = None
-        self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="agenttools-inproc")
 
     def describe(self) -> str:
         return f"in-process adapter {self.spec!r}"
@@ -160,8 +175,13 @@ class InProcessAdapter:
             )
         except Exception as exc:
             name = type(exc).__name__
-            if name == "UnknownToolError":
-                raise ProtocolError(f"{self.describe()}: {exc}", -32602) from exc
+            # a protocol fault of the call (unknown tool, malformed env) carries its JSON-RPC
+            # code, as the stdio server would answer it
+            code = getattr(exc, "jsonrpc_code", None)
+            if type(code) is int or name == "UnknownToolError":
+                raise ProtocolError(
+                    f"{self.describe()}: {exc}", code if type(code) is int else -32602
+                ) from exc
             raise AdapterError(
                 f"{self.describe()}: {call.describe()} raised {name}: {exc} "
                 "(a tool failure must be a result with isError=true, not an exception)"
@@ -171,10 +191,24 @@ class InProcessAdapter:
     def submit(self, call: ToolCall) -> _Pending:
         wire = call_params(call, self.describe())
         cancel = threading.Event()
-        return _Pending(self._pool.submit(self._run, call, wire, cancel), cancel)
+        future: Future[ToolResult] = Future()
+
+        def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(self._run(call, wire, cancel))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        # a daemon thread per call: a call that never returns (the implementation ignores its
+        # cancel) must not keep the test process from exiting, as a pool's worker would
+        threading.Thread(target=run, daemon=True, name="agenttools-inproc").start()
+        return _Pending(future, cancel, deadline_for(call, self.call_timeout), self.describe())
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
-        return self.submit(call).result(timeout)
+        wait = timeout if timeout is not None else deadline_for(call, self.call_timeout)
+        return self.submit(call).result(wait)
 
     def request(self, method: str, params: Any = None) -> Any:
         """An extra protocol method: ``impl.request(method, params)``, else ``impl.method(name)``.
@@ -200,7 +234,6 @@ class InProcessAdapter:
     def close(self) -> None:
         if self._impl is not None and hasattr(self._impl, "shutdown"):
             self._impl.shutdown()
-        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def from_settings(settings: Mapping[str, Any]) -> InProcessAdapter:

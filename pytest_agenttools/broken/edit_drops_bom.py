@@ -1,28 +1,16 @@
-"""edit decodes with the BOM stripped and writes the text back without it."""
-
-from typing import Any
+"""edit reads the file with its UTF-8 BOM stripped and writes the text back without it."""
 
 from pytest_agenttools.reference_impl import edit, textcodec
-
-from ._patched import PatchedReference
+from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-BOM-01"}
+CAUGHT_BY = {"EDIT-BOM-01", "EDIT-RA-03"}
 
 
-def make_load(original: Any) -> Any:
-    def load(path: str, target: str) -> Any:
-        doc = original(path, target)
-        if doc.encoding is textcodec.UTF8_SIG:
-            return edit.Document(doc.text, textcodec.UTF8, doc.mode, doc.ending)
-        return doc
-
-    return load
+class BomBlindOps(edit.EditOps):
+    def read_bytes(self, target: str) -> bytes:
+        return super().read_bytes(target).removeprefix(textcodec.UTF8_BOM)
 
 
-class DropsBom(PatchedReference):
-    patches = ((edit, "_load", make_load),)
-
-
-def create() -> DropsBom:
-    return DropsBom()
+def create() -> ReferenceTools:
+    return ReferenceTools(ops={"edit": BomBlindOps()})

@@ -4,8 +4,8 @@ import re
 from typing import Any
 
 from pytest_agenttools.reference_impl import edit
-
-from ._patched import PatchedReference
+from pytest_agenttools.reference_impl.context import CallContext
+from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_edit", "test_edit_properties"]
 CAUGHT_BY = {"EDIT-RA-02"}
@@ -16,20 +16,13 @@ def expand(replacement: str, matched: str) -> str:
     return re.sub(r"\$[$&`']", lambda m: table[m.group()], replacement)
 
 
-def make_plan(original: Any) -> Any:
-    def plan(doc: Any, edits: list[Any], path: str) -> Any:
-        changed = [
-            edit.Edit(e.old, expand(e.new, e.old), e.replace_all) if e.replace_all else e
-            for e in edits
-        ]
-        return original(doc, changed, path)
-
-    return plan
+def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
+    if isinstance(arguments, dict) and arguments.get("replace_all") is True:
+        old, new = arguments.get("old_string"), arguments.get("new_string")
+        if isinstance(old, str) and isinstance(new, str):
+            arguments = {**arguments, "new_string": expand(new, old)}
+    return edit.run(arguments, ctx)
 
 
-class ExpandsDollar(PatchedReference):
-    patches = ((edit, "_plan", make_plan),)
-
-
-def create() -> ExpandsDollar:
-    return ExpandsDollar()
+def create() -> ReferenceTools:
+    return ReferenceTools(runs={"edit": run})

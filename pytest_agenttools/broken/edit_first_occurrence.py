@@ -1,27 +1,23 @@
 """edit replaces the first occurrence without checking that old_string is unique."""
 
-from typing import Any
+import functools
 
 from pytest_agenttools.reference_impl import edit
-
-from ._patched import PatchedReference
+from pytest_agenttools.reference_impl.text_match import FuzzyView, LineEndingView, Match
+from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-UNIQ-01"}
+CAUGHT_BY = {"EDIT-UNIQ-02", "EDIT-FUZZ-06"}
 
 
-def make_find(original: Any) -> Any:
-    def find(view: Any, one: Any, fuzzy: Any, index: Any, path: str) -> Any:
-        everything = edit.Edit(one.old, one.new, True)
-        matches, used = original(view, everything, fuzzy, index, path)
-        return (matches if one.replace_all else matches[:1]), used
-
-    return find
-
-
-class FirstOccurrence(PatchedReference):
-    patches = ((edit, "_find", make_find),)
+def first_only(
+    view: LineEndingView, one: edit.Edit, fuzzy: list[FuzzyView], index: int | None, path: str
+) -> tuple[list[Match], bool]:
+    everything = edit.Edit(one.old, one.new, True)
+    matches, used = edit.find_matches(view, everything, fuzzy, index, path)
+    return (matches if one.replace_all else matches[:1]), used
 
 
-def create() -> FirstOccurrence:
-    return FirstOccurrence()
+def create() -> ReferenceTools:
+    steps = edit.Steps(plan=functools.partial(edit.plan, find=first_only))
+    return ReferenceTools(runs={"edit": functools.partial(edit.run, steps=steps)})

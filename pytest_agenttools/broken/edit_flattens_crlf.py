@@ -1,26 +1,16 @@
 """edit normalises CRLF to LF for matching and never restores it."""
 
-from typing import Any
-
-from pytest_agenttools.reference_impl import edit, text_match
-
-from ._patched import PatchedReference
+from pytest_agenttools.reference_impl import edit
+from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-EOL-01"}
+CAUGHT_BY = {"EDIT-EOL-01", "EDIT-EOL-02", "EDIT-RA-03"}
 
 
-def make_load(original: Any) -> Any:
-    def load(path: str, target: str) -> Any:
-        doc = original(path, target)
-        return edit.Document(text_match.to_lf(doc.text), doc.encoding, doc.mode, "\n")
-
-    return load
+class FlatteningOps(edit.EditOps):
+    def read_bytes(self, target: str) -> bytes:
+        return super().read_bytes(target).replace(b"\r\n", b"\n")
 
 
-class FlattensCrlf(PatchedReference):
-    patches = ((edit, "_load", make_load),)
-
-
-def create() -> FlattensCrlf:
-    return FlattensCrlf()
+def create() -> ReferenceTools:
+    return ReferenceTools(ops={"edit": FlatteningOps()})

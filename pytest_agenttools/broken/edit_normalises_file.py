@@ -1,29 +1,23 @@
 """A fuzzy hit normalises the WHOLE file before the replacement (pi 0.73.1's scope bug)."""
 
-from typing import Any
+import functools
+from collections.abc import Sequence
 
 from pytest_agenttools.reference_impl import edit, text_match
-
-from ._patched import PatchedReference
+from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_edit", "test_edit_properties"]
 CAUGHT_BY = {"EDIT-FUZZ-02"}
 
 
-def make_plan(original: Any) -> Any:
-    def plan(doc: Any, edits: list[Any], path: str) -> Any:
-        new_text, blocks, fuzzy = original(doc, edits, path)
-        if fuzzy:
-            folded = edit.Document(text_match.fold(doc.text), doc.encoding, doc.mode, doc.ending)
-            new_text, blocks, _ = original(folded, edits, path)
-        return new_text, blocks, fuzzy
-
-    return plan
+def plan(doc: edit.Document, edits: Sequence[edit.Edit], path: str) -> edit.Plan:
+    result = edit.plan(doc, edits, path)
+    if result.fuzzy:
+        folded = edit.Document(text_match.fold(doc.text), doc.encoding, doc.mode, doc.ending)
+        result = edit.plan(folded, edits, path)
+    return result
 
 
-class NormalisesFile(PatchedReference):
-    patches = ((edit, "_plan", make_plan),)
-
-
-def create() -> NormalisesFile:
-    return NormalisesFile()
+def create() -> ReferenceTools:
+    steps = edit.Steps(plan=plan)
+    return ReferenceTools(runs={"edit": functools.partial(edit.run, steps=steps)})

@@ -3,24 +3,23 @@ ones on disk."""
 
 from typing import Any
 
+from pytest_agenttools.reference_impl import edit
+from pytest_agenttools.reference_impl.context import CallContext
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_edit"]
 CAUGHT_BY = {"EDIT-MULTI-03"}
 
 
-class PartialMulti(ReferenceTools):
-    def call(self, tool: str, arguments: Any, cwd: str, env: Any = None, cancel: Any = None) -> Any:
-        if tool != "edit" or not isinstance(arguments, dict) or "edits" not in arguments:
-            return super().call(tool, arguments, cwd, env, cancel)
-        result: Any = None
-        for entry in arguments["edits"]:
-            single = {"file_path": arguments.get("file_path"), **entry}
-            result = super().call(tool, single, cwd, env, cancel)
-            if result["isError"]:
-                return result
-        return result
+def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
+    if not isinstance(arguments, dict) or not isinstance(arguments.get("edits"), list):
+        return edit.run(arguments, ctx)
+    result: dict[str, Any] = {}
+    for entry in arguments["edits"]:
+        single = {"file_path": arguments.get("file_path"), **entry}
+        result = edit.run(single, ctx)  # a failure raises after the earlier entries landed
+    return result
 
 
-def create() -> PartialMulti:
-    return PartialMulti()
+def create() -> ReferenceTools:
+    return ReferenceTools(runs={"edit": run})
