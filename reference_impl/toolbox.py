@@ -10,7 +10,9 @@ which the server answers as JSON-RPC errors.
 Tools are modules named in ``TOOL_MODULES``. A tool module provides ``run(arguments, ctx)`` (or
 the function named after the colon) and may provide ``FEATURES`` (manifest feature names),
 ``LIMITS`` (default limit values, configurable), ``OPS`` (its operations port: the object through
-which it touches files and processes), ``METHODS`` (extra protocol methods, each
+which it touches files and processes), ``REFUSED`` (details every error result of the tool
+carries when the tool did not get to run, e.g. the observation of a call that ran nothing),
+``METHODS`` (extra protocol methods, each
 ``fn(params, services) -> result``) and ``shutdown(services)``.
 
 A variant of the reference (the kit's broken and alternative implementations) is this class
@@ -111,6 +113,14 @@ def _os_error_text(tool: str, exc: OSError) -> str:
     return f"{tool}: {reason}{where}."
 
 
+def _with_details(result: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``result`` with ``extra`` details (a tool's ``REFUSED``: the observation of a call that
+    did not get to run)."""
+    if extra:
+        result["details"] = {**result.get("details", {}), **extra}
+    return result
+
+
 def _internal_error(tool: str) -> dict[str, Any]:
     """An unexpected exception as a result: a plain message for the model, the trace for the
     implementer (in ``details.traceback`` and on the log, i.e. stderr over stdio)."""
@@ -155,6 +165,9 @@ class ReferenceTools:
         self.tools, by_tool = _load_tools()
         self.tools.update(runs or {})
         self.modules = list(dict.fromkeys(by_tool.values()))
+        self._refused: dict[str, Mapping[str, Any]] = {
+            name: module.REFUSED for name, module in by_tool.items() if hasattr(module, "REFUSED")
+        }
         defaults: dict[str, Any] = {}
         for module in self.modules:
             defaults.update(getattr(module, "LIMITS", {}))
@@ -232,25 +245,26 @@ class ReferenceTools:
             raise UnknownToolError(
                 f"unknown tool {preview(tool)}; this implementation has {sorted(self.tools)}"
             )
+        refused = self._refused.get(tool, {})
         _check_env(env)
         bad_cwd = _check_cwd(cwd)
         if bad_cwd is not None:
-            return bad_cwd
+            return _with_details(bad_cwd, refused)
         ctx = self.context(cwd, env, cancel)
         try:
             result = run(arguments, ctx)
         except ToolError as exc:
             result = error_result(exc.code, exc.message, **exc.details)
         except FileNotFoundError as exc:
-            result = error_result("not_found", f"File not found: {_filename(exc)}.")
+            result = error_result("not_found", f"File not found: {_filename(exc)}.", **refused)
         except OSError as exc:
-            result = error_result("os_error", _os_error_text(tool, exc))
+            result = error_result("os_error", _os_error_text(tool, exc), **refused)
         except Exception:  # the contract: a call never raises into its caller
-            result = _internal_error(tool)
+            result = _with_details(_internal_error(tool), refused)
         try:
             return self.present(tool, arguments, cwd, result)
         except Exception:
-            return _internal_error(tool)
+            return _with_details(_internal_error(tool), refused)
 
     def present(
         self, tool: str, arguments: Any, cwd: str, result: dict[str, Any]
