@@ -307,7 +307,13 @@ class Server:
             self.send({"id": ident, "result": result})
         except ProtocolFault as exc:
             self.error(ident, exc.jsonrpc_code, str(exc))
-        except Exception:  # the server must answer every request
+        except Exception as exc:  # the server must answer every request
+            # a served implementation's own protocol fault, recognised as the in-process
+            # adapter recognises it: a ``jsonrpc_code``, or a class named UnknownToolError
+            code = getattr(exc, "jsonrpc_code", None)
+            if type(code) is int or type(exc).__name__ == "UnknownToolError":
+                self.error(ident, code if type(code) is int else INVALID_PARAMS, str(exc))
+                return
             log.error("internal error in call %s", preview(params.get("tool")), exc_info=True)
             self.error(ident, INTERNAL, "internal error (details on the server's stderr)")
         finally:
