@@ -322,6 +322,8 @@ def _content(
     keep: Callable[[bytes], bool] | None,
     ops: GrepOps,
 ) -> Found:
+    # ROBUST-EXTREME-01, ROBUST-CANCEL-01: context windows are found by bisection, never by
+    # walking a range as large as `context`, and the loop stops on cancel
     """Matching lines as results; context lines come along with the matches they surround."""
     files: dict[bytes, dict[int, tuple[bool, bytes]]] = {}
     binary: list[bytes] = []

@@ -240,6 +240,8 @@ class ReferenceTools:
         unknown tool, ``env`` that is not an object of strings) raises a ProtocolFault; any
         other exception becomes an ``internal`` error result whose text names no Python
         exception (ROBUST-ARGS-01), with the trace in ``details`` and in the log."""
+        # ROBUST-TOOL-01: an unknown tool is a protocol fault;
+        # ROBUST-FUZZ-01: any arguments get a result, never an exception
         run = self.tools.get(tool) if isinstance(tool, str) else None
         if run is None:
             raise UnknownToolError(
