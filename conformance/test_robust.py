@@ -167,7 +167,8 @@ def test_megabyte_strings(tools: Any, ws: Any) -> None:
         if "string" in kinds
         for value in megabyte_strings(tool, name)
     ]
-    assert cases and all(
+    assert cases or not declared(tools)  # with no tool declared there is nothing to send
+    assert all(
         len(value) >= MEGABYTE // 2
         for tool, arguments in cases
         for name, value in arguments.items()
@@ -207,7 +208,8 @@ def test_fuzzed_calls(tools: Any, ws: Any, record_property: Any) -> None:
         if ledger.calls % 50 == 0:
             still_serving(tools, ledger, liveness)
 
-    fuzz()
+    if names:  # with no tool declared there is nothing to fuzz
+        fuzz()
     still_serving(tools, ledger, liveness)
     for key, value in ledger.figures().items():
         record_property(f"robust_{key}", value)

@@ -242,8 +242,14 @@ def test_notifications_are_never_answered(tools: Any, ws: Any) -> None:
 def test_malformed_call_params(tools: Any, ws: Any) -> None:
     seed_workspace(ws.root)
     cwd = str(ws.root)
+    # a declared tool; with none declared, read (whose params must be refused just the same)
     tool = next(
-        t for t in ("read", "glob", "grep", "write", "edit", "bash") if tools.manifest.has_tool(t)
+        (
+            t
+            for t in ("read", "glob", "grep", "write", "edit", "bash")
+            if tools.manifest.has_tool(t)
+        ),
+        "read",
     )
     arguments = {
         "read": {"path": "a.txt"},

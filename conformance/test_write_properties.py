@@ -1,42 +1,45 @@
-"""write: round trips for any text and any prior encoding (hypothesis)."""
+"""write: round trips and line endings for any text and any prior file (hypothesis)."""
 
 from __future__ import annotations
 
-from typing import Any
+import re
 
 import pytest
 from hypothesis import assume, given
+from hypothesis import strategies as st
 
-from pytest_agenttools.assertions import expect_ok, parse_read
+from pytest_agenttools import ToolClient, Workspace
+from pytest_agenttools.assertions import expect_ok, read_obs
 from pytest_agenttools.markers import clause
 
 from .strategies import file_text
 
 PRIOR = {
-    "none": (b"", "utf-8", None),
-    "utf8-bom": (b"\xef\xbb\xbf", "utf-8", "write.keep_bom"),
-    "utf16le": (b"\xff\xfe", "utf-16-le", "write.keep_utf16le"),
+    "none": (b"", "utf-8"),
+    "utf8-bom": (b"\xef\xbb\xbf", "utf-8"),
+    "utf16le": (b"\xff\xfe", "utf-16-le"),
 }
 
 
 @clause("WRITE-ROUND-01")
 @pytest.mark.parametrize("prior", sorted(PRIOR))
-@given(text=file_text())
-def test_bytes_on_disk(tools: Any, ws: Any, prior: str, text: str) -> None:
-    bom, codec, feature = PRIOR[prior]
-    if feature and not tools.manifest.has_feature(feature):
-        pytest.skip(f"feature {feature} not declared by {tools.manifest.name}")
+@given(text=file_text(), leading_feff=st.booleans())
+def test_bytes_on_disk(
+    tools: ToolClient, ws: Workspace, prior: str, text: str, leading_feff: bool
+) -> None:
+    bom, codec = PRIOR[prior]
     where = ws.subdir()
     target = where.root / "f.txt"
     if prior != "none":
         target.write_bytes(bom + "old\n".encode(codec))
-    expect_ok(tools.write(path=str(target), content=text))
+    content = "\ufeff" + text if leading_feff and bom else text
+    expect_ok(tools.write(path=str(target), content=content))
     assert target.read_bytes() == bom + text.encode(codec)
 
 
 @clause("WRITE-ROUND-01")
 @given(text=file_text())
-def test_write_then_read(tools: Any, ws: Any, style: str, text: str) -> None:
+def test_write_then_read(tools: ToolClient, ws: Workspace, text: str) -> None:
     tools.configure(
         **{"read.max_lines": 100_000, "read.max_bytes": 10_000_000, "read.max_line_chars": 100_000}
     )
@@ -44,6 +47,37 @@ def test_write_then_read(tools: Any, ws: Any, style: str, text: str) -> None:
     where = ws.subdir()
     path = str(where.root / "f.txt")
     expect_ok(tools.write(path=path, content=text))
-    result = expect_ok(tools.read(path=path))
-    joined = "\n".join(parse_read(result.text, style).texts)
-    assert text in (joined, joined + "\n")
+    page = read_obs(expect_ok(tools.read(path=path)))
+    assert not page.truncated, "the read limits were raised to show the whole file"
+    joined = "\n".join(page.lines)
+    assert text in (joined, joined + "\n"), f"read back {joined!r:.200}, wrote {text!r:.200}"
+
+
+PRIOR_FILES = st.sampled_from(
+    [
+        ("new", None),
+        ("lf", b"one\ntwo\n"),
+        ("crlf", b"one\r\ntwo\r\n"),
+        ("bom-crlf", b"\xef\xbb\xbfone\r\ntwo\r\n"),
+        ("lone-cr", b"one\rtwo\r"),
+    ]
+)
+
+
+@clause("WRITE-EOL-02")
+@given(text=file_text(), prior=PRIOR_FILES)
+def test_line_endings_for_any_text(
+    tools: ToolClient, ws: Workspace, text: str, prior: tuple[str, bytes | None]
+) -> None:
+    name, before = prior
+    where = ws.subdir()
+    target = where.root / "f.txt"
+    if before is not None:
+        target.write_bytes(before)
+    expect_ok(tools.write(path=str(target), content=text))
+    bom = b"\xef\xbb\xbf" if name == "bom-crlf" else b""
+    allowed = {bom + text.encode()}
+    if name in ("crlf", "bom-crlf"):
+        allowed.add(bom + re.sub(r"(?<!\r)\n", "\r\n", text).encode())
+    got = target.read_bytes()
+    assert got in allowed, f"over a {name} file, {text!r:.200} was stored as {got!r:.200}"

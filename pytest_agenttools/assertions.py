@@ -195,6 +195,33 @@ def expect_in_order(result: ToolResult, pieces: Sequence[str], what: str) -> Non
         position = found + len(piece)
 
 
+_COUNT = r"(\d{1,3}(?:[,_]\d{3})+|\d+)(?![\d.,]\d)"
+#: "11 bytes", "11-byte", "bytes: 11", "bytes written = 11", bytes="11"
+BYTE_COUNT = re.compile(
+    rf"(?<![\w.,]){_COUNT}[\s-]*bytes?\b|\bbytes?\b[^\d\n]{{0,24}}?(?<![\w.,]){_COUNT}",
+    re.IGNORECASE,
+)
+
+
+def byte_counts(text: str) -> list[int]:
+    """Every number the text gives next to the word "byte(s)", in any common wording."""
+    return [int((a or b).replace(",", "").replace("_", "")) for a, b in BYTE_COUNT.findall(text)]
+
+
+def expect_true_byte_count(
+    result: ToolResult, size: int, what: str, *roots: str | os.PathLike[str]
+) -> None:
+    """When the text states a size in bytes (any wording), one such number is ``size``.
+
+    A text that gives no byte count passes: saying nothing is not saying something wrong.
+    """
+    counts = byte_counts(masked_text(result, *roots))
+    assert not counts or size in counts, (
+        f"the text gives {what} as {counts} bytes, but it is {size}; saw "
+        f"{shown(result)}{_call(result)}"
+    )
+
+
 def apply_unified_patch(old: str, patch: str) -> str:
     """Apply a unified diff to ``old`` (strictly: every context line must match)."""
     old_lines = re.findall(r"[^\n]*\n|[^\n]+$", old)

@@ -127,8 +127,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     manifest = session.manifest
     clause = info.clause if info is not None else None
     tool_wide = clause is not None and not clause.for_every_implementation
-    if clause is not None and tool_wide and not manifest.has_tool(clause.tool):
-        pytest.skip(f"{NOT_RUN}tool {clause.tool} not declared by {manifest.name}")
+    if clause is not None and tool_wide:
+        for tool in (clause.tool, *clause.needs):
+            if not manifest.has_tool(tool):
+                pytest.skip(f"{NOT_RUN}tool {tool} not declared by {manifest.name}")
     if clause is not None and clause.transports:
         adapter = session.adapter
         transport = getattr(adapter, "transport", None)

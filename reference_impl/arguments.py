@@ -192,6 +192,8 @@ def check_value(tool: str, param: Param, value: Any) -> Any:
 
 def check(tool: str, params: tuple[Param, ...], arguments: Any) -> dict[str, Any]:
     """Return the arguments with every value checked against ``params``."""
+    # ROBUST-ARGS-04, ROBUST-ARGS-05: megabyte strings and deep nesting are judged by type and
+    # size, never walked or echoed whole
     if not isinstance(arguments, Mapping):
         raise ToolError(
             "invalid_argument",

@@ -211,6 +211,7 @@ def compute(
 ) -> Change:
     """The patch (cut at ``max_patch_bytes``), the numbered display diff and the first changed
     line; bounded in time whatever the texts (see the module docstring)."""
+    # ROBUST-EXTREME-02, ROBUST-CANCEL-01: bounded in time, stops on cancel
     a, b = _lines(old), _lines(new)
     codes, coarse = opcodes(a, b, budget_s=budget_s, cancel=cancel)
     patch, patch_truncated = _cut(unified(a, b, codes, label), max_patch_bytes)

@@ -10,8 +10,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import stat
-import tempfile
+import threading
 
 from .results import ToolError
 
@@ -167,17 +168,108 @@ def current_umask() -> int:
     return 0o022
 
 
-def atomic_replace(target: str, data: bytes, mode: int | None) -> None:
+#: temp files of atomic_replace: ``.NAME.agenttools-PID-START-TOKEN.tmp``, where PID and START
+#: (its start time in clock ticks since boot) name the writing process, so a sweep can tell the
+#: leftovers of a dead writer from the temp file of a write still running
+TEMP_NAME = re.compile(r"^\..*\.agenttools-(?P<pid>\d+)-(?P<start>\d+)-[0-9a-f]+\.tmp$")
+WRITE_CHUNK = 1024 * 1024
+
+
+def _start_ticks(pid: int) -> int | None:
+    """The start time of process ``pid`` (clock ticks since boot), None if there is none."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat_line = handle.read()
+    except OSError:
+        return None
+    fields = stat_line[stat_line.rfind(b")") + 2 :].split()
+    try:
+        return int(fields[19])
+    except (IndexError, ValueError):
+        return None
+
+
+def _own_token() -> tuple[int, int]:
+    pid = os.getpid()
+    return pid, _start_ticks(pid) or 0
+
+
+def writer_alive(pid: int, start: int) -> bool:
+    """Whether the process that made a temp file still runs (the same process, not a reuse of
+    its pid). Where /proc is missing, a live pid counts as alive."""
+    if os.path.isdir("/proc/self"):
+        return _start_ticks(pid) == start if start else _start_ticks(pid) is not None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def temp_path(target: str) -> str:
+    directory, name = os.path.split(target)
+    pid, start = _own_token()
+    return os.path.join(
+        directory, f".{name[:40]}.agenttools-{pid}-{start}-{secrets.token_hex(4)}.tmp"
+    )
+
+
+def sweep_stale_temps(directory: str, *, own: bool = False) -> int:
+    """Remove the temp files ``atomic_replace`` left in ``directory`` when its writer died
+    (killed mid-write, WRITE-ATOMIC-01); with ``own``, this process's too (at shutdown, when
+    none of its writes runs). Files of live writers and every other file stay. Returns how
+    many were removed; an unreadable directory is left alone."""
+    removed = 0
+    me = _own_token()
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        found = TEMP_NAME.match(entry.name)
+        if found is None:
+            continue
+        writer = (int(found["pid"]), int(found["start"]))
+        if writer == me and not own:
+            continue
+        if writer != me and writer_alive(*writer):
+            continue
+        try:
+            if entry.is_file(follow_symlinks=False):
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+def atomic_replace(
+    target: str, data: bytes, mode: int | None, cancel: threading.Event | None = None
+) -> None:
     """Write ``data`` to a temp file beside ``target``, fsync it, then rename it over ``target``.
 
-    A reader (or a crash) sees the old bytes or the new bytes, never a mix. ``mode`` is the
-    permission bits to keep; ``None`` means a new file with the default mode under the umask.
+    A reader (or a crash) sees the old bytes or the new bytes, never a mix (WRITE-ATOMIC-01).
+    ``mode`` is the permission bits to keep; ``None`` means a new file with the default mode
+    under the umask. The data goes out in chunks, and ``cancel`` is honoured between them: a
+    cancelled write removes its temp file and leaves the target as it was. A write killed
+    before its rename leaves the temp file, named after its process so that a later sweep
+    (``sweep_stale_temps``) can remove it.
     """
-    directory, name = os.path.split(target)
-    fd, tmp = tempfile.mkstemp(prefix=f".{name[:40]}.", suffix=".tmp", dir=directory)
+    directory = os.path.dirname(target)
+    tmp = temp_path(target)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            view = memoryview(data)
+            for at in range(0, len(view), WRITE_CHUNK):
+                if cancel is not None and cancel.is_set():
+                    raise ToolError(
+                        "aborted",
+                        f"The write of {target} was cancelled; the file was not changed.",
+                    )
+                handle.write(view[at : at + WRITE_CHUNK])
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode if mode is not None else 0o666 & ~current_umask())

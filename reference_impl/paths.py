@@ -35,11 +35,25 @@ def check_raw(raw: object, name: str = "path") -> str:
             f"{name} contains a NUL byte, which no file name can hold: {raw!r}. "
             "Check the path for stray characters.",
         )
+    try:
+        os.fsencode(raw)
+    except UnicodeEncodeError as exc:
+        raise ToolError(
+            "invalid_argument",
+            f"{name} holds {raw[exc.start : exc.end]!r} at index {exc.start}, an unpaired "
+            "surrogate that names no file. Check the path for stray characters.",
+        ) from None
     return raw
 
 
 def expand(raw: str, cwd: str, env: Mapping[str, str] | None = None) -> str:
-    """The plain expansion every tool applies: ``file://``, ``~``, relative to ``cwd``."""
+    """The plain expansion every tool applies: ``file://``, ``~``, relative to ``cwd``.
+
+    ``.`` and repeated slashes are dropped; ``..`` is resolved as the kernel resolves it
+    (WRITE-PATH-01): after a symbolic link to a directory it climbs from the
+    link's target, not from the directory holding the link, so ``link/../x`` names the same
+    file for the tools as for ``cat link/../x`` in a shell.
+    """
     path = raw
     if path.startswith("file://"):
         path = unquote(path[len("file://") :])
@@ -48,7 +62,29 @@ def expand(raw: str, cwd: str, env: Mapping[str, str] | None = None) -> str:
         path = home + path[1:]
     if not os.path.isabs(path):
         path = os.path.join(cwd, path)
-    return os.path.normpath(path)
+    return physical_join(path)
+
+
+def physical_join(path: str) -> str:
+    """An absolute ``path`` without ``.``, ``..`` or repeated slashes, as the kernel reads it.
+
+    Components are spelled as given (a symbolic link stays a link in the result) except where
+    ``..`` follows one: there the link is resolved first, because the kernel climbs from the
+    directory the link points to. A ``..`` after a component that does not exist is taken
+    lexically: the kernel would refuse such a path, and a tool that creates missing parents
+    makes the component first, after which the two agree.
+    """
+    out = "/"
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part != "..":
+            out = os.path.join(out, part)
+        elif os.path.islink(out):
+            out = os.path.dirname(os.path.realpath(out))
+        else:
+            out = os.path.dirname(out)
+    return out
 
 
 def _normalised(raw: str) -> str:

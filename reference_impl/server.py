@@ -66,6 +66,7 @@ class TooLong:
 
 def read_lines(stream: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | TooLong]:
     """Each line of ``stream`` (newline kept), or a TooLong for one longer than ``limit``."""
+    # ROBUST-LINE-02: a line over the cap is drained in pieces and answered, never held whole
     while True:
         line = stream.readline(limit + 1)
         if not line:
@@ -155,6 +156,7 @@ class Server:
 
     def handle_line(self, line: bytes | TooLong) -> bool:
         """Handle one request line, whatever it holds; return False when the server stops."""
+        # ROBUST-FUZZ-02: whatever the line, it gets its answer and the loop goes on
         if isinstance(line, TooLong):
             found = LEADING_ID.match(line.head)
             ident = json.loads(found.group(1)) if found else None
@@ -181,6 +183,8 @@ class Server:
             return True
 
     def handle(self, message: Any) -> bool:
+        # ROBUST-ID-02: a notification (no id) is never answered;
+        # ROBUST-METHOD-01: an unknown method is -32601
         if isinstance(message, list):
             self.error(None, INVALID_REQUEST, "batch requests are not supported; send objects")
             return True
@@ -251,6 +255,7 @@ class Server:
         return True
 
     def start_call(self, ident: Any, params: dict[str, Any]) -> None:
+        # ROBUST-PARAMS-01: call params that are not an object with a tool name are -32602
         tool, cwd = params.get("tool"), params.get("cwd", "")
         if not isinstance(tool, str):
             self.error(ident, INVALID_PARAMS, "call needs params.tool (a string)")
@@ -307,7 +312,13 @@ class Server:
             self.send({"id": ident, "result": result})
         except ProtocolFault as exc:
             self.error(ident, exc.jsonrpc_code, str(exc))
-        except Exception:  # the server must answer every request
+        except Exception as exc:  # the server must answer every request
+            # a served implementation's own protocol fault, recognised as the in-process
+            # adapter recognises it: a ``jsonrpc_code``, or a class named UnknownToolError
+            code = getattr(exc, "jsonrpc_code", None)
+            if type(code) is int or type(exc).__name__ == "UnknownToolError":
+                self.error(ident, code if type(code) is int else INVALID_PARAMS, str(exc))
+                return
             log.error("internal error in call %s", preview(params.get("tool")), exc_info=True)
             self.error(ident, INTERNAL, "internal error (details on the server's stderr)")
         finally:

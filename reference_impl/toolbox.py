@@ -10,7 +10,9 @@ which the server answers as JSON-RPC errors.
 Tools are modules named in ``TOOL_MODULES``. A tool module provides ``run(arguments, ctx)`` (or
 the function named after the colon) and may provide ``FEATURES`` (manifest feature names),
 ``LIMITS`` (default limit values, configurable), ``OPS`` (its operations port: the object through
-which it touches files and processes), ``METHODS`` (extra protocol methods, each
+which it touches files and processes), ``REFUSED`` (details every error result of the tool
+carries when the tool did not get to run, e.g. the observation of a call that ran nothing),
+``METHODS`` (extra protocol methods, each
 ``fn(params, services) -> result``) and ``shutdown(services)``.
 
 A variant of the reference (the kit's broken and alternative implementations) is this class
@@ -111,6 +113,14 @@ def _os_error_text(tool: str, exc: OSError) -> str:
     return f"{tool}: {reason}{where}."
 
 
+def _with_details(result: dict[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+    """``result`` with ``extra`` details (a tool's ``REFUSED``: the observation of a call that
+    did not get to run)."""
+    if extra:
+        result["details"] = {**result.get("details", {}), **extra}
+    return result
+
+
 def _internal_error(tool: str) -> dict[str, Any]:
     """An unexpected exception as a result: a plain message for the model, the trace for the
     implementer (in ``details.traceback`` and on the log, i.e. stderr over stdio)."""
@@ -155,6 +165,9 @@ class ReferenceTools:
         self.tools, by_tool = _load_tools()
         self.tools.update(runs or {})
         self.modules = list(dict.fromkeys(by_tool.values()))
+        self._refused: dict[str, Mapping[str, Any]] = {
+            name: module.REFUSED for name, module in by_tool.items() if hasattr(module, "REFUSED")
+        }
         defaults: dict[str, Any] = {}
         for module in self.modules:
             defaults.update(getattr(module, "LIMITS", {}))
@@ -227,30 +240,33 @@ class ReferenceTools:
         unknown tool, ``env`` that is not an object of strings) raises a ProtocolFault; any
         other exception becomes an ``internal`` error result whose text names no Python
         exception (ROBUST-ARGS-01), with the trace in ``details`` and in the log."""
+        # ROBUST-TOOL-01: an unknown tool is a protocol fault;
+        # ROBUST-FUZZ-01: any arguments get a result, never an exception
         run = self.tools.get(tool) if isinstance(tool, str) else None
         if run is None:
             raise UnknownToolError(
                 f"unknown tool {preview(tool)}; this implementation has {sorted(self.tools)}"
             )
+        refused = self._refused.get(tool, {})
         _check_env(env)
         bad_cwd = _check_cwd(cwd)
         if bad_cwd is not None:
-            return bad_cwd
+            return _with_details(bad_cwd, refused)
         ctx = self.context(cwd, env, cancel)
         try:
             result = run(arguments, ctx)
         except ToolError as exc:
             result = error_result(exc.code, exc.message, **exc.details)
         except FileNotFoundError as exc:
-            result = error_result("not_found", f"File not found: {_filename(exc)}.")
+            result = error_result("not_found", f"File not found: {_filename(exc)}.", **refused)
         except OSError as exc:
-            result = error_result("os_error", _os_error_text(tool, exc))
+            result = error_result("os_error", _os_error_text(tool, exc), **refused)
         except Exception:  # the contract: a call never raises into its caller
-            result = _internal_error(tool)
+            result = _with_details(_internal_error(tool), refused)
         try:
             return self.present(tool, arguments, cwd, result)
         except Exception:
-            return _internal_error(tool)
+            return _with_details(_internal_error(tool), refused)
 
     def present(
         self, tool: str, arguments: Any, cwd: str, result: dict[str, Any]
@@ -268,3 +284,7 @@ class ReferenceTools:
                 stop(self.services)
             except Exception:
                 log.error("shutdown of %s failed", module.__name__, exc_info=True)
+        try:  # temp files this instance's writes left (WRITE-ATOMIC-01)
+            self.queue.close()
+        except Exception:
+            log.error("sweeping temp files at shutdown failed", exc_info=True)

@@ -9,7 +9,7 @@ import pytest
 from conftest import run_agenttools
 
 from pytest_agenttools.clauses import load
-from pytest_agenttools.report import ConformanceReport
+from pytest_agenttools.report import ConformanceReport, undeclared_tools
 from pytest_agenttools.report import TestRecord as Record
 
 
@@ -34,9 +34,12 @@ def test_report_counts_robustness_apart_and_never_as_an_undeclared_tool() -> Non
     ]:
         report.tests[nodeid] = Record(nodeid, clause, outcome)
     levels = report.levels(load())
+    must = sum(1 for c in load().active() if c.tool == "robust" and c.level == "MUST")
     assert levels["robustness"]["MUST"]["passed"] == 1
-    assert levels["robustness"]["MUST"]["not_run"] == 1
-    assert "undeclared_tools" not in levels["robustness"]
+    # the skipped clause and every robust clause the run did not select are not run
+    assert levels["robustness"]["MUST"]["not_run"] == must - 1
+    undeclared = undeclared_tools(load(), report.implementation)
+    assert set(undeclared) == {"write", "edit", "grep", "glob", "bash"}
 
 
 def test_clause_with_unknown_transport_is_rejected(tmp_path: Path) -> None:
@@ -68,12 +71,15 @@ def test_stdio_clauses_are_not_run_in_process_with_the_reason(tmp_path: Path) ->
     assert data["clauses"]["ROBUST-METHOD-01"] == "passed"
     assert data["clauses"]["ROBUST-ID-01"] == "skipped"
     assert "stdio" in data["not_run"]["ROBUST-ID-01"]
+    must = sum(1 for c in load().active() if c.tool == "robust" and c.level == "MUST")
     assert data["levels"]["robustness"]["MUST"] == {
         "passed": 1,
         "failed": 0,
         "expected": 0,
-        "not_run": 1,
+        "not_run": must - 1,  # ROBUST-ID-01 in process, and every clause the run left out
     }
+    reasons = data["levels"]["robustness"]["not_run_reasons"]
+    assert sum(reasons.values()) == must - 1 and len(reasons) == 2
 
 
 FRAGILE = Path(__file__).parent / "servers" / "fragile_server.py"

@@ -10,6 +10,9 @@ wire could not carry.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -34,25 +37,64 @@ hookimpl = pluggy.HookimplMarker("pytest")
 
 
 def load_factory(spec: str) -> Any:
-    """Import ``package.module:attribute``; AdapterError says what to fix."""
-    module_name, _, attribute = spec.partition(":")
+    """Import ``package.module:attribute`` or ``path/to/file.py:attribute``; AdapterError says
+    what to fix."""
+    module_name, _, attribute = spec.rpartition(":")
     if not module_name or not attribute:
         raise AdapterError(
-            f"--agenttools-impl={spec!r} must look like 'package.module:factory' "
-            "(a module path, a colon, and a callable that returns the implementation)"
+            f"--agenttools-impl={spec!r} must look like 'package.module:factory' or "
+            "'path/to/adapter.py:factory' (a module, a colon, and a callable that returns the "
+            "implementation)"
         )
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise AdapterError(
-            f"--agenttools-impl={spec!r}: cannot import {module_name!r}: {exc}"
-        ) from exc
+    if module_name.endswith(".py") or os.sep in module_name:
+        module = _import_file(module_name, spec)
+    else:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise AdapterError(
+                f"--agenttools-impl={spec!r}: cannot import {module_name!r}: {exc}"
+            ) from exc
     try:
         return getattr(module, attribute)
     except AttributeError:
         raise AdapterError(
             f"--agenttools-impl={spec!r}: module {module_name!r} has no attribute {attribute!r}"
         ) from None
+
+
+def _import_file(file: str, spec: str) -> Any:
+    """Import a module from its file, as ``python FILE`` would see it: its directory first on
+    ``sys.path`` (so its sibling modules import), registered under its own name."""
+    path = os.path.abspath(file)
+    if not os.path.isfile(path):
+        raise AdapterError(f"--agenttools-impl={spec!r}: no such file {path}")
+    name = os.path.splitext(os.path.basename(path))[0]
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        where = getattr(loaded, "__file__", None)
+        if where and os.path.abspath(where) == path:
+            return loaded
+        raise AdapterError(
+            f"--agenttools-impl={spec!r}: a module named {name!r} is already imported from "
+            f"{where or 'elsewhere'}; rename {os.path.basename(path)}"
+        )
+    directory = os.path.dirname(path)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    found = importlib.util.spec_from_file_location(name, path)
+    if found is None or found.loader is None:
+        raise AdapterError(f"--agenttools-impl={spec!r}: {path} is not a Python module")
+    module = importlib.util.module_from_spec(found)
+    sys.modules[name] = module
+    try:
+        found.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise AdapterError(
+            f"--agenttools-impl={spec!r}: importing {path} raised {type(exc).__name__}: {exc}"
+        ) from exc
+    return module
 
 
 class _Pending:

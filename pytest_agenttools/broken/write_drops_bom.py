@@ -1,28 +1,26 @@
 """write forgets an existing UTF-8 BOM (the most reported write bug)."""
 
-from typing import Any
+from __future__ import annotations
 
-from pytest_agenttools.reference_impl import textcodec, write
+from pytest_agenttools.reference_impl import textcodec
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
+from pytest_agenttools.reference_impl.write import WriteOps
 
 SUITE_MODULES = ["test_write"]
 CAUGHT_BY = {"WRITE-BOM-01"}
 
 
-class DropsBom(ReferenceTools):
-    def call(self, tool: str, arguments: Any, cwd: str, env: Any = None, cancel: Any = None) -> Any:
-        if tool != "write":
-            return super().call(tool, arguments, cwd, env, cancel)
-        original = textcodec.detect_for_write
-        textcodec.detect_for_write = lambda head: (
-            textcodec.UTF8 if head.startswith(textcodec.UTF8_BOM) else original(head)
-        )
-        try:
-            return super().call(tool, arguments, cwd, env, cancel)
-        finally:
-            textcodec.detect_for_write = original
+class ForgetsBom(WriteOps):
+    """Looks at the old file without its BOM, so the rewrite is plain UTF-8, and strips a
+    leading U+FEFF from the new content of an existing file, as BOM-agnostic tools do."""
+
+    def read_head(self, target: str, size: int) -> bytes:
+        head = super().read_head(target, size)
+        return head.removeprefix(textcodec.UTF8_BOM)
+
+    def store_text(self, content: str, old_head: bytes | None) -> str:
+        return content if old_head is None else content.removeprefix("\ufeff")
 
 
-def create() -> DropsBom:
-    assert write  # the module whose behaviour is patched
-    return DropsBom()
+def create() -> ReferenceTools:
+    return ReferenceTools(ops={"write": ForgetsBom()})

@@ -1,29 +1,24 @@
 """write replaces the file through a temp file but forgets to copy the permission bits."""
 
-import os
-from typing import Any
+from __future__ import annotations
 
-from pytest_agenttools.reference_impl import fsport
+import os
+import threading
+
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
+from pytest_agenttools.reference_impl.write import WriteOps
 
 SUITE_MODULES = ["test_write"]
 CAUGHT_BY = {"WRITE-MODE-01"}
 
 
-class LosesMode(ReferenceTools):
-    def call(self, tool: str, arguments: Any, cwd: str, env: Any = None, cancel: Any = None) -> Any:
-        original = fsport.atomic_replace
-
-        def replace(target: str, data: bytes, mode: int | None) -> None:
-            original(target, data, None)
-            os.chmod(target, 0o644)
-
-        fsport.atomic_replace = replace
-        try:
-            return super().call(tool, arguments, cwd, env, cancel)
-        finally:
-            fsport.atomic_replace = original
+class LosesMode(WriteOps):
+    def replace(
+        self, target: str, data: bytes, mode: int | None, cancel: threading.Event | None = None
+    ) -> None:
+        super().replace(target, data, None, cancel)
+        os.chmod(target, 0o644)
 
 
-def create() -> LosesMode:
-    return LosesMode()
+def create() -> ReferenceTools:
+    return ReferenceTools(ops={"write": LosesMode()})

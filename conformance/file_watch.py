@@ -1,0 +1,219 @@
+"""Watching files while an implementation works on them, so races fail on every run.
+
+A test that only looks at the result after the fact passes a non-atomic or unlocked
+implementation whenever the scheduler happens to be kind. These helpers look while the work
+runs:
+
+- ``TornStateWatcher`` reads the target continuously from its own thread and records every
+  state that is none of the allowed contents (empty, truncated, mixed, missing);
+- ``watch_opens(path)`` and ``watch_new_entries(directory)`` say when the implementation has
+  opened a file or created an entry in a directory (inotify on Linux, polling elsewhere), so a
+  second call is sent exactly while the first is in the middle of its work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import select
+import struct
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+IN_OPEN = 0x20
+IN_MOVED_TO = 0x80
+IN_CREATE = 0x100
+_EVENT = struct.Struct("iIII")
+SAMPLES = 9
+POLL_PAUSE_S = 0.0002
+
+
+def filled(byte: bytes, size: int) -> bytes:
+    """A content every sample of which tells which content it is: one byte value, one size."""
+    return byte * size
+
+
+@dataclass
+class TornStateWatcher:
+    """Read ``path`` over and over; any state that is not exactly one of ``allowed`` is torn.
+
+    Each look opens the file, takes its size from the open descriptor and compares bytes at
+    ``SAMPLES`` spread positions (first and last included) with the allowed content of that
+    size, so one look costs microseconds however large the file; every 64th look compares the
+    whole content. ``allow_missing`` accepts a file that does not exist (before a create).
+    Allowed contents must differ in size.
+    """
+
+    path: str
+    allowed: Sequence[bytes]
+    allow_missing: bool = False
+    looks: int = 0
+    torn: list[str] = field(default_factory=list)
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def __post_init__(self) -> None:
+        self._by_size = {len(c): c for c in self.allowed}
+        if len(self._by_size) != len(self.allowed):
+            raise ValueError("allowed contents must differ in size")
+
+    def __enter__(self) -> TornStateWatcher:
+        self._thread = threading.Thread(target=self._run, name="torn-state-watcher", daemon=True)
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(30)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            problem = self.look()
+            self.looks += 1
+            if problem and len(self.torn) < 20:
+                self.torn.append(problem)
+            time.sleep(POLL_PAUSE_S)
+
+    def look(self) -> str | None:
+        """One look: None when the file is in an allowed state, else what was wrong."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY)
+        except FileNotFoundError:
+            return None if self.allow_missing else "the file did not exist"
+        try:
+            size = os.fstat(fd).st_size
+            expected = self._by_size.get(size)
+            if expected is None:
+                sizes = ", ".join(str(s) for s in sorted(self._by_size))
+                return f"size {size}, which is none of the contents' sizes ({sizes})"
+            if size and self.looks % 64 == 63:
+                whole = _read_all(fd, size)
+                if whole != expected:
+                    return f"a {size}-byte file that is not the content of that size"
+            for position in _positions(size):
+                got = os.pread(fd, 1, position)
+                if got != expected[position : position + 1]:
+                    return (
+                        f"size {size} but byte {position} is {got!r}, not "
+                        f"{expected[position : position + 1]!r} (a mix of contents)"
+                    )
+            return None
+        finally:
+            os.close(fd)
+
+    def report(self) -> str:
+        return f"{len(self.torn)} torn state(s) in {self.looks} looks: " + "; ".join(self.torn[:5])
+
+
+def _positions(size: int) -> list[int]:
+    if size == 0:
+        return []
+    return sorted({size * i // (SAMPLES - 1) for i in range(SAMPLES - 1)} | {size - 1})
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    parts: list[bytes] = []
+    offset = 0
+    while offset < size:
+        chunk = os.pread(fd, min(1 << 20, size - offset), offset)
+        if not chunk:
+            break
+        parts.append(chunk)
+        offset += len(chunk)
+    return b"".join(parts)
+
+
+class _Inotify:
+    """The few inotify calls the suite needs, through ctypes (Linux only)."""
+
+    def __init__(self) -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        self._add = libc.inotify_add_watch
+        self.fd = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+        if self.fd < 0:
+            raise OSError(ctypes.get_errno(), "inotify_init1 failed")
+
+    def add(self, path: str, mask: int) -> None:
+        if self._add(self.fd, os.fsencode(path), mask) < 0:
+            raise OSError(ctypes.get_errno(), f"inotify_add_watch({path!r}) failed")
+
+    def wait(self, mask: int, timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                return False
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                continue
+            offset = 0
+            while offset + _EVENT.size <= len(data):
+                _, event_mask, _, length = _EVENT.unpack_from(data, offset)
+                offset += _EVENT.size + length
+                if event_mask & mask:
+                    return True
+        return False
+
+    def close(self) -> None:
+        os.close(self.fd)
+
+
+def _inotify(path: str, mask: int) -> _Inotify | None:
+    try:
+        watcher = _Inotify()
+    except (OSError, AttributeError):
+        return None
+    try:
+        watcher.add(path, mask)
+    except OSError:
+        watcher.close()
+        return None
+    return watcher
+
+
+@contextlib.contextmanager
+def watch_opens(path: str) -> Iterator[Callable[[float], bool]]:
+    """Yield ``wait(timeout) -> bool``: true once some process has opened ``path`` (after the
+    watch began). Without inotify, ``wait`` pauses briefly and returns False."""
+    watcher = _inotify(path, IN_OPEN)
+    if watcher is None:
+
+        def pause(timeout: float) -> bool:
+            time.sleep(min(timeout, 0.05))
+            return False
+
+        yield pause
+        return
+    try:
+        yield lambda timeout: watcher.wait(IN_OPEN, timeout)
+    finally:
+        watcher.close()
+
+
+@contextlib.contextmanager
+def watch_new_entries(directory: str) -> Iterator[Callable[[float], bool]]:
+    """Yield ``wait(timeout) -> bool``: true once a new entry (a temp file, the target) has
+    appeared in ``directory`` after the watch began."""
+    watcher = _inotify(directory, IN_CREATE | IN_MOVED_TO)
+    if watcher is not None:
+        try:
+            yield lambda timeout: watcher.wait(IN_CREATE | IN_MOVED_TO, timeout)
+        finally:
+            watcher.close()
+        return
+    before = set(os.listdir(directory))
+
+    def poll(timeout: float) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if set(os.listdir(directory)) - before:
+                return True
+            time.sleep(0.0005)
+        return False
+
+    yield poll
