@@ -10,10 +10,10 @@ and a JSON copy of the details in a text block would change what a model reads. 
 adapter restores ``details`` from ``structuredContent`` (the ``structured`` result builder).
 
 MCP has no working directory: relative paths resolve against ``--root`` (default: the launch
-directory), and commands run there; the server itself then leaves for ``/``. The kit's MCP adapter starts one server per workspace with
-``--root {cwd}``. The call's environment (the kit's ``env``, bash only in practice) arrives in
-the extra argument ``agenttools_env``; the kit's settings arrive through the extra tool
-``agenttools_configure`` (limit names as keys, flat or as nested objects).
+directory), and commands run there; the server itself then leaves for ``/``. The kit's MCP
+adapter starts one server per workspace with ``--root {cwd}``. The call's environment (the
+kit's ``env``) arrives in the extra argument ``agenttools_env``; the kit's settings arrive
+through the extra tool ``agenttools_configure`` (limit names as keys, flat or nested).
 
 Transport limits, each answered clearly instead of breaking the connection: a string with a
 lone surrogate cannot be carried (the SDK's stdio transport writes strict UTF-8 JSON), so a
@@ -326,7 +326,12 @@ def build_server(handlers: ToolServer) -> tuple[Any, Any]:
             raise MCPError(exc.jsonrpc_code, str(exc)) from None
         except TransportLimit as exc:
             raise MCPError(INTERNAL_ERROR, str(exc)) from None
-        except Exception:
+        except Exception as exc:
+            # a served implementation's own protocol fault, recognised as the stdio server and
+            # the in-process adapter recognise it: a ``jsonrpc_code``, or an UnknownToolError
+            code = getattr(exc, "jsonrpc_code", None)
+            if type(code) is int or type(exc).__name__ == "UnknownToolError":
+                raise MCPError(code if type(code) is int else -32602, str(exc)) from None
             log.error("internal error in %s", name, exc_info=True)
             raise MCPError(
                 INTERNAL_ERROR, f"{name}: internal error (details on the server's stderr)"

@@ -29,6 +29,7 @@ from conftest import run_agenttools
 from pytest_agenttools.adapters.base import AdapterError, ProtocolError
 from pytest_agenttools.adapters.inprocess import REFERENCE_FACTORY, InProcessAdapter
 from pytest_agenttools.adapters.mcp import McpAdapter, load_mapping, temp_root
+from pytest_agenttools.assertions import read_obs, write_obs
 from pytest_agenttools.contract import Manifest, ToolCall
 from pytest_agenttools.reference_impl import create
 from pytest_agenttools.reference_impl.mcp_server import flat_settings, tool_definitions
@@ -147,7 +148,7 @@ def test_results_are_the_references_own(served: McpAdapter, ws: Path) -> None:
             ), tool
         written = served.call(call("write", ws, path="sub/new.txt", content="x\n"))
         assert not written.is_error and (ws / "sub" / "new.txt").read_bytes() == b"x\n"
-        assert written.observation.path == str(ws / "sub" / "new.txt")
+        assert write_obs(written).path == str(ws / "sub" / "new.txt")
     finally:
         inproc.close()
 
@@ -172,11 +173,11 @@ def test_settings_reach_the_reference_and_are_restored(served: McpAdapter, ws: P
     (ws / "many.txt").write_text("".join(f"{i}\n" for i in range(10)))
     assert served.configure({"read.max_lines": 3}) == {"read.max_lines": 3}
     try:
-        cut = served.call(call("read", ws, path="many.txt")).observation
+        cut = read_obs(served.call(call("read", ws, path="many.txt")))
         assert list(cut.lines) == ["0", "1", "2"] and cut.next_offset == 4
     finally:
         served.configure({"read.max_lines": 2000})
-    assert len(served.call(call("read", ws, path="many.txt")).observation.lines) == 10
+    assert len(read_obs(served.call(call("read", ws, path="many.txt"))).lines) == 10
 
 
 def test_a_cancel_reaches_the_command(served: McpAdapter, ws: Path) -> None:
@@ -210,7 +211,7 @@ def test_what_the_server_cannot_answer_is_a_clear_error(ws: Path) -> None:
         assert info.value.code == -32603
         assert "result.content[0].text holds a lone surrogate" in str(info.value)
         assert "cannot be carried over MCP" in str(info.value)
-        after = adapter.call(call("read", ws, path="a.txt")).observation
+        after = read_obs(adapter.call(call("read", ws, path="a.txt")))
         assert list(after.lines) == ["one", "two", "three"]
     finally:
         adapter.close()
