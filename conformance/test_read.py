@@ -254,6 +254,26 @@ def test_whitespace_and_tabs_kept(tools: ToolClient, ws: Workspace) -> None:
     assert list(obs.lines) == lines
 
 
+@clause("READ-TEXT-01")
+def test_mostly_whitespace_is_text(tools: ToolClient, ws: Workspace) -> None:
+    # deep indentation (tabs, spaces) and CRLF: whitespace is text, however much of it there is
+    lines = ["\t" * 6 + "}\r", "\t" * 8 + "\r", " " * 16 + "x\r", "\t\t \t\t \t\t\r"] * 20
+    ws.put("deep.txt", "\n".join(lines) + "\n")
+    _, obs = observed(tools, path="deep.txt")
+    assert list(obs.lines) == lines
+
+
+@clause("READ-TEXT-01")
+def test_occasional_control_characters_are_text(tools: ToolClient, ws: Workspace) -> None:
+    # a colour escape in a log line, a form feed between sections: still a UTF-8 text file
+    lines = [f"line {n} of an ordinary log file" for n in range(30)]
+    lines[3] = "\x1b[31mERROR\x1b[0m disk almost full"
+    lines[17] = "\f"
+    ws.put("log.txt", "\n".join(lines) + "\n")
+    _, obs = observed(tools, path="log.txt")
+    assert list(obs.lines) == lines
+
+
 def _not_applicable(manifest: Manifest) -> None:
     if manifest.line_numbers not in ("arrow", "tab"):
         pytest.skip(
@@ -400,6 +420,8 @@ BINARIES = {
     "nul-first": b"\x00\x01\x02" + MARKER.encode() + b"\x00" * 40 + b"\n",
     "nul-late": b"ordinary first line\n" * 10 + b"\x00" + MARKER.encode() + b"\n",
     "control": bytes(range(1, 9)) * 30 + b"\n" + MARKER.encode() + b"\n",
+    # DEL (0x7F) is a control character as much as the C0 ones
+    "delete": b"\x7f" * 240 + b"\n" + MARKER.encode() + b"\n",
 }
 
 

@@ -32,6 +32,7 @@ IMAGES = {
     "images/pixel.png": "image/png",
     "images/pixel.jpg": "image/jpeg",
     "images/pixel.gif": "image/gif",
+    "images/pixel89a.gif": "image/gif",
     "images/pixel.webp": "image/webp",
 }
 NOTEBOOK_SOURCES = ["# Title", 'print("hello")', "1 + 1"]
@@ -57,6 +58,17 @@ def test_image_by_magic_bytes(tools: ToolClient, ws: Workspace) -> None:
     result, obs = observed(tools, path="screenshot.txt")
     assert [m for m, _ in result.images] == ["image/png"], "a PNG named .txt is still an image"
     assert obs.kind == "image"
+
+
+@clause("READ-IMG-02")
+def test_riff_that_is_not_webp_is_no_image(tools: ToolClient, ws: Workspace) -> None:
+    # a WAV file is a RIFF container too: only RIFF....WEBP is a WEBP image
+    wav = b"RIFF" + (36).to_bytes(4, "little") + b"WAVEfmt " + bytes(24) + b"data" + bytes(4)
+    ws.put("sound.wav", wav)
+    result = tools.read(path="sound.wav")
+    assert result.images == [], f"a RIFF/WAVE file is not an image; saw {result.images!r:.200}"
+    if not result.is_error:
+        assert read_obs(result).kind != "image"
 
 
 # --- PDF ------------------------------------------------------------------------------------
