@@ -383,6 +383,17 @@ def test_latin1_shown_as_text(tools: ToolClient, ws: Workspace) -> None:
     assert list(obs.lines) == expected, f"latin-1 bytes should decode as latin-1; saw {obs.lines!r}"
 
 
+@clause("READ-ENC-02")
+def test_utf8_cut_short_at_the_end_is_not_utf8(tools: ToolClient, ws: Workspace) -> None:
+    # the whole file is short and ends inside a character: it is not valid UTF-8
+    data = "naïve café\nend é".encode()[:-1]
+    ws.put("cut.txt", data)
+    _, obs = observed(tools, path="cut.txt")
+    assert list(obs.lines) == file_lines(data.decode("latin-1")), (
+        f"a file that is not valid UTF-8 SHOULD decode as latin-1; saw {obs.lines!r}"
+    )
+
+
 @clause("READ-OFF-01")
 @pytest.mark.parametrize("offset", [8, 12, 1000])
 def test_offset_past_end(tools: ToolClient, ws: Workspace, offset: int) -> None:

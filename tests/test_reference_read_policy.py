@@ -252,3 +252,137 @@ def test_too_many_pages_names_the_counts() -> None:
     assert "asks for 7 pages; at most 4 per read. Use pages='3-6' and continue" in (
         caught.value.message
     )
+
+
+# --- text pages and images ------------------------------------------------------------------
+
+
+def test_offset_zero_reads_from_the_start_and_below_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "t.txt").write_text("a\nb\n")
+    assert read(tmp_path, "t.txt", offset=0)["details"]["observation"]["lines"] == ["a", "b"]
+    for arguments, argument in (({"offset": -1}, "offset"), ({"limit": 0}, "limit")):
+        refused = read(tmp_path, "t.txt", **arguments)
+        assert refused["isError"] and refused["details"] == {
+            "error": "invalid_argument",
+            "argument": argument,
+        }
+
+
+def test_missing_path_names_the_tool(tmp_path: Path) -> None:
+    refused = ReferenceTools().call("read", {}, str(tmp_path))
+    assert text(refused) == "read: missing required argument 'path' (a string)."
+
+
+def test_page_details_and_observation(tmp_path: Path) -> None:
+    (tmp_path / "t.txt").write_text("a\nb\n")
+    result = read(tmp_path, "t.txt", limit=1)
+    assert result["isError"] is False
+    assert result["details"] == {
+        "path": str(tmp_path / "t.txt"),
+        "encoding": "utf-8",
+        "bom": False,
+        "offset_unit": "line",
+        "observation": {
+            "kind": "text",
+            "start_line": 1,
+            "lines": ["a"],
+            "cut_lines": [],
+            "truncated": True,
+            "encoding": "utf-8",
+            "bom": False,
+            "next_offset": 2,
+            "truncated_by": "limit",
+        },
+        "start_line": 1,
+        "end_line": 1,
+        "has_more": True,
+        "next_offset": 2,
+        "truncated_by": "limit",
+    }
+
+
+def test_empty_file_details_and_observation(tmp_path: Path) -> None:
+    (tmp_path / "e.txt").write_bytes(b"")
+    details = read(tmp_path, "e.txt")["details"]
+    assert details["observation"] == {
+        "kind": "text",
+        "start_line": 1,
+        "lines": [],
+        "cut_lines": [],
+        "truncated": False,
+        "encoding": "utf-8",
+        "bom": False,
+        "total_lines": 0,
+    }
+    assert (details["empty"], details["has_more"], details["total_lines"]) == (True, False, 0)
+
+
+def test_a_limit_equal_to_the_line_cap_is_what_stopped_the_page(tmp_path: Path) -> None:
+    (tmp_path / "t.txt").write_text("x\n" * 10)
+    tools = ReferenceTools({"read.max_lines": 3})
+    observation = read(tmp_path, "t.txt", tools, limit=3)["details"]["observation"]
+    assert (observation["truncated_by"], observation["next_offset"]) == ("limit", 4)
+    observation = read(tmp_path, "t.txt", tools)["details"]["observation"]
+    assert observation["truncated_by"] == "lines"
+
+
+def test_text_size_cap_fits_exactly(tmp_path: Path) -> None:
+    # 300 bytes hold exactly 100 lines of "ab\n": the reference fills the page to the byte
+    (tmp_path / "s.txt").write_text("ab\n" * 200)
+    result = read(tmp_path, "s.txt", ReferenceTools({"read.max_bytes": 300}))
+    assert len(result["details"]["observation"]["lines"]) == 100
+    assert "[Showing lines 1-100 (0.3KB limit). Use offset=101 to continue.]" in text(result)
+
+
+def test_text_size_cap_in_chars(tmp_path: Path) -> None:
+    # "éé\n" is 3 chars and 5 bytes: 2048 chars hold 682 lines, 2048 bytes 409
+    (tmp_path / "s.txt").write_text("éé\n" * 1000)
+    units = {"read.max_bytes": "chars"}
+    chars = read(tmp_path, "s.txt", ReferenceTools({"read.max_bytes": 2048}, units=units))
+    size = read(tmp_path, "s.txt", ReferenceTools({"read.max_bytes": 2048}))
+    assert len(chars["details"]["observation"]["lines"]) == 682
+    assert len(size["details"]["observation"]["lines"]) == 409
+    assert "(2.0K chars limit)" in text(chars) and "(2.0KB limit)" in text(size)
+
+
+@pytest.mark.parametrize(("cut", "listed"), [(20, None), (21, " ...")])
+def test_cut_lines_are_listed_up_to_twenty(tmp_path: Path, cut: int, listed: str | None) -> None:
+    (tmp_path / "c.txt").write_text("long line here\n" * cut)
+    shown = text(read(tmp_path, "c.txt", ReferenceTools({"read.max_line_chars": 4})))
+    numbers = ", ".join(str(n) for n in range(1, 21))
+    assert f"[Line(s) {numbers}{listed or ''} longer than 4 characters were cut." in shown
+
+
+def test_own_operations_are_used(tmp_path: Path) -> None:
+    from pytest_agenttools.reference_impl.read import ReadOps
+
+    class EverythingBinary(ReadOps):
+        def classify(self, sample: bytes, path: str) -> Kind:
+            return Kind("binary", reason="a test says so")
+
+    (tmp_path / "t.txt").write_text("plain\n")
+    refused = read(tmp_path, "t.txt", ReferenceTools(ops={"read": EverythingBinary()}))
+    assert refused["isError"] and refused["details"]["error"] == "binary_file"
+    assert "(a test says so)" in text(refused)
+
+
+PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c63f8cfc0f01f0005050200"
+    "5fc8f1d20000000049454e44ae426082"
+)
+
+
+def test_image_cap_is_inclusive_and_details(tmp_path: Path) -> None:
+    (tmp_path / "p.png").write_bytes(PNG)
+    exact = read(tmp_path, "p.png", ReferenceTools({"read.max_image_bytes": len(PNG)}))
+    assert exact["isError"] is False
+    assert [b["type"] for b in exact["content"]].count("image") == 1
+    assert exact["details"]["mimeType"] == "image/png" and exact["details"]["bytes"] == len(PNG)
+    assert exact["details"]["path"] == str(tmp_path / "p.png")
+    over = read(tmp_path, "p.png", ReferenceTools({"read.max_image_bytes": len(PNG) - 1}))
+    assert over["isError"] and over["details"] == {
+        "error": "too_large",
+        "path": str(tmp_path / "p.png"),
+    }
+    assert f"larger than {len(PNG) - 1} bytes" in text(over)
