@@ -383,8 +383,9 @@ class Mutant:
 
     @property
     def wording(self) -> bool:
-        """Only the words of a sentence changed: a string literal of three or more words
-        wrapped in ``XX`` or put in upper or lower case, as mutmut does to every string.
+        """Only the words of a sentence changed: a string literal of three or more words (with
+        spaces between them: not a name like ``read.max_bytes``) wrapped in ``XX`` or put in
+        upper or lower case, as mutmut does to every string.
 
         Such a literal is prose for the model (an error message, a notice); the suite judges
         text only neutrally (a number, a path, an argument's name), never its words, so no
@@ -394,7 +395,7 @@ class Mutant:
             return False
         for literal in STRING.findall(self.removed):
             body = literal[1:-1]
-            if len(WORD.findall(body)) < 3:
+            if len(body.split()) < 3 or len(WORD.findall(body)) < 3:
                 continue
             for changed in (f"XX{body}XX", body.upper(), body.lower()):
                 if changed == body:

@@ -80,6 +80,7 @@ def test_equivalents_file_refuses_an_entry_without_reason(
         ('return Kind("binary")', 'return Kind("XXbinaryXX")', False),
         ('return Kind("binary")', 'return Kind("BINARY")', False),
         ('sep = "two words"', 'sep = "XXtwo wordsXX"', False),
+        ('u = limits.unit("read.max_bytes")', 'u = limits.unit("XXread.max_bytesXX")', False),
         ('raise _bad("limit must be 1 or more lines", "limit")', "raise _bad(None)", False),
         ('x = "a b c" + "d e f"', 'x = "a b c" + "XXd e fXX"', False),  # one-letter words
     ],
