@@ -254,6 +254,26 @@ def test_whitespace_and_tabs_kept(tools: ToolClient, ws: Workspace) -> None:
     assert list(obs.lines) == lines
 
 
+@clause("READ-TEXT-01")
+def test_mostly_whitespace_is_text(tools: ToolClient, ws: Workspace) -> None:
+    # deep indentation (tabs, spaces) and CRLF: whitespace is text, however much of it there is
+    lines = ["\t" * 6 + "}\r", "\t" * 8 + "\r", " " * 16 + "x\r", "\t\t \t\t \t\t\r"] * 20
+    ws.put("deep.txt", "\n".join(lines) + "\n")
+    _, obs = observed(tools, path="deep.txt")
+    assert list(obs.lines) == lines
+
+
+@clause("READ-TEXT-01")
+def test_occasional_control_characters_are_text(tools: ToolClient, ws: Workspace) -> None:
+    # a colour escape in a log line, a form feed between sections: still a UTF-8 text file
+    lines = [f"line {n} of an ordinary log file" for n in range(30)]
+    lines[3] = "\x1b[31mERROR\x1b[0m disk almost full"
+    lines[17] = "\f"
+    ws.put("log.txt", "\n".join(lines) + "\n")
+    _, obs = observed(tools, path="log.txt")
+    assert list(obs.lines) == lines
+
+
 def _not_applicable(manifest: Manifest) -> None:
     if manifest.line_numbers not in ("arrow", "tab"):
         pytest.skip(
@@ -363,6 +383,17 @@ def test_latin1_shown_as_text(tools: ToolClient, ws: Workspace) -> None:
     assert list(obs.lines) == expected, f"latin-1 bytes should decode as latin-1; saw {obs.lines!r}"
 
 
+@clause("READ-ENC-02")
+def test_utf8_cut_short_at_the_end_is_not_utf8(tools: ToolClient, ws: Workspace) -> None:
+    # the whole file is short and ends inside a character: it is not valid UTF-8
+    data = "naïve café\nend é".encode()[:-1]
+    ws.put("cut.txt", data)
+    _, obs = observed(tools, path="cut.txt")
+    assert list(obs.lines) == file_lines(data.decode("latin-1")), (
+        f"a file that is not valid UTF-8 SHOULD decode as latin-1; saw {obs.lines!r}"
+    )
+
+
 @clause("READ-OFF-01")
 @pytest.mark.parametrize("offset", [8, 12, 1000])
 def test_offset_past_end(tools: ToolClient, ws: Workspace, offset: int) -> None:
@@ -400,6 +431,8 @@ BINARIES = {
     "nul-first": b"\x00\x01\x02" + MARKER.encode() + b"\x00" * 40 + b"\n",
     "nul-late": b"ordinary first line\n" * 10 + b"\x00" + MARKER.encode() + b"\n",
     "control": bytes(range(1, 9)) * 30 + b"\n" + MARKER.encode() + b"\n",
+    # DEL (0x7F) is a control character as much as the C0 ones
+    "delete": b"\x7f" * 240 + b"\n" + MARKER.encode() + b"\n",
 }
 
 

@@ -32,6 +32,7 @@ IMAGES = {
     "images/pixel.png": "image/png",
     "images/pixel.jpg": "image/jpeg",
     "images/pixel.gif": "image/gif",
+    "images/pixel89a.gif": "image/gif",
     "images/pixel.webp": "image/webp",
 }
 NOTEBOOK_SOURCES = ["# Title", 'print("hello")', "1 + 1"]
@@ -59,6 +60,17 @@ def test_image_by_magic_bytes(tools: ToolClient, ws: Workspace) -> None:
     assert obs.kind == "image"
 
 
+@clause("READ-IMG-02")
+def test_riff_that_is_not_webp_is_no_image(tools: ToolClient, ws: Workspace) -> None:
+    # a WAV file is a RIFF container too: only RIFF....WEBP is a WEBP image
+    wav = b"RIFF" + (36).to_bytes(4, "little") + b"WAVEfmt " + bytes(24) + b"data" + bytes(4)
+    ws.put("sound.wav", wav)
+    result = tools.read(path="sound.wav")
+    assert result.images == [], f"a RIFF/WAVE file is not an image; saw {result.images!r:.200}"
+    if not result.is_error:
+        assert read_obs(result).kind != "image"
+
+
 # --- PDF ------------------------------------------------------------------------------------
 
 
@@ -67,6 +79,7 @@ def test_pdf_text_by_page(tools: ToolClient, ws: Workspace) -> None:
     ws.copy_fixture("pdf/three_pages.pdf", "doc.pdf")
     _, obs = observed(tools, path="doc.pdf")
     assert (obs.kind, obs.pages, obs.total_pages) == ("pdf", (1, 2, 3), 3), obs.raw
+    assert not obs.truncated and obs.next_offset is None, "every page was shown"
     for number, text in zip(obs.pages, obs.page_texts, strict=True):
         assert f"This is page {number} of the fixture." in text, (
             f"page {number}'s text is {text!r:.200}"
@@ -177,6 +190,26 @@ def test_pdf_text_is_bounded(tools: ToolClient, ws: Workspace) -> None:
     assert rest.pages and rest.pages[0] == obs.next_offset
 
 
+@clause("READ-PDF-05")
+def test_pdf_first_page_over_the_budget_is_shown_in_part(tools: ToolClient, ws: Workspace) -> None:
+    cap = limit_in_force(tools, "read.pdf_max_bytes", 600)
+    budget = int(cap.value) if cap is not None else CEILING_TEXT
+    words = [f"w{k:06d}" for k in range(budget // 7 * 2)]
+    page = "\n".join(" ".join(words[i : i + 10]) for i in range(0, len(words), 10))
+    builders.make_pdf(ws.file("big.pdf"), [page, "second page"])
+    _, obs = observed(tools, path="big.pdf")
+    assert list(obs.pages) == [1], f"part of page 1 is shown, and nothing after it: {obs.pages}"
+    (shown,) = obs.page_texts
+    unit = cap.unit if cap is not None else "bytes"
+    size = len(shown) if unit == "chars" else len(shown.encode("utf-8"))
+    assert 0 < size <= budget, f"page 1 shows {size} {unit}; the budget is {budget} {unit}"
+    tokens = shown.split()
+    assert tokens[:-1] == words[: len(tokens) - 1] and words[len(tokens) - 1].startswith(
+        tokens[-1]
+    ), f"the part shown must be the start of page 1's text; saw {shown[:120]!r}"
+    assert obs.truncated and obs.next_offset == 2, obs.raw
+
+
 # --- notebooks ------------------------------------------------------------------------------
 
 
@@ -193,6 +226,97 @@ def test_notebook_cells_and_outputs(tools: ToolClient, ws: Workspace) -> None:
     assert cells[4].omitted_outputs == 1 and not any("x" * 12000 in o for o in cells[4].outputs)
     assert "x" * 12000 not in result.text, "an output over the cap must be left out"
     assert [m for m, _ in result.images] == ["image/png"], "the display_data PNG is an image block"
+    assert not obs.truncated, "every cell was shown"
+
+
+PIXEL_PNG = (
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAF"
+    "BQIAX8jx0gAAAABJRU5ErkJggg=="
+)
+TRACEBACK = [
+    "Traceback (most recent call last)",
+    "----> 1 1/0",
+    "ZeroDivisionError: division by zero",
+]
+
+
+def _code_cell(ident: str, source: str, outputs: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "cell_type": "code",
+        "id": ident,
+        "execution_count": 1,
+        "metadata": {},
+        "source": source,
+        "outputs": outputs,
+    }
+
+
+@clause("READ-NB-01")
+def test_notebook_error_image_only_and_empty_cells(tools: ToolClient, ws: Workspace) -> None:
+    error = {
+        "output_type": "error",
+        "ename": "ZeroDivisionError",
+        "evalue": "division by zero",
+        "traceback": TRACEBACK,
+    }
+    image_only = {"output_type": "display_data", "metadata": {}, "data": {"image/png": PIXEL_PNG}}
+    damaged = {
+        "output_type": "display_data",
+        "metadata": {},
+        "data": {"image/png": "not base64 \u2713", "text/plain": "fallback text"},
+    }
+    cells = [
+        _code_cell("empty", "", []),
+        _code_cell("error", "1/0", [error]),
+        _code_cell("image", "show()", [image_only]),
+        _code_cell("damaged", "show_broken()", [damaged]),
+    ]
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    ws.put("nb.ipynb", json.dumps(notebook))
+    _, obs = observed(tools, path="nb.ipynb")
+    assert [c.source for c in obs.cells] == ["", "1/0", "show()", "show_broken()"], obs.raw
+    (trace,) = obs.cells[1].outputs
+    assert "ZeroDivisionError" in trace and "division by zero" in trace, trace
+    assert all(line in trace.split("\n") for line in TRACEBACK), (
+        f"an error output shows its traceback, line by line; saw {trace!r:.300}"
+    )
+    assert (obs.cells[2].outputs, obs.cells[2].images) == ((), 1), (
+        "an output with only an image has no text output"
+    )
+    assert obs.cells[3].outputs == ("fallback text",), "a damaged image leaves its text output"
+
+
+def _many_cells(count: int, size: int) -> str:
+    cells = [
+        _code_cell(f"c{n}", f"# cell {n:04d}\n" + f"value_{n} = '" + "v" * size + "'", [])
+        for n in range(count)
+    ]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+@clause("READ-NB-02")
+def test_notebook_view_is_bounded(tools: ToolClient, ws: Workspace) -> None:
+    cap = limit_in_force(tools, "read.notebook_max_bytes", 4096)
+    budget = int(cap.value) if cap is not None else CEILING_TEXT
+    unit = cap.unit if cap is not None else "bytes"
+    count, size = 40, max(100, budget // 10)
+    ws.put("big.ipynb", _many_cells(count, size))
+    _, obs = observed(tools, path="big.ipynb")
+    assert obs.total_cells == count, obs.raw
+    shown = len(obs.cells)
+    assert 1 <= shown < count and obs.truncated, (
+        f"{count} cells of about {size} {unit} do not fit read.notebook_max_bytes = {budget} "
+        f"{unit}: the view must stop early and say it is truncated; it shows {shown} cells"
+    )
+    assert [c.source for c in obs.cells] == [
+        f"# cell {n:04d}\nvalue_{n} = '" + "v" * size + "'" for n in range(shown)
+    ], "the cells shown are the first ones, in order"
+    content = "".join(c.source + "".join(c.outputs) for c in obs.cells)
+    used = len(content) if unit == "chars" else len(content.encode("utf-8"))
+    assert used <= budget, f"the cells shown hold {used} {unit}, over {budget} {unit}"
+
+
+# --- path spellings -------------------------------------------------------------------------
 
 
 def _notebook(*outputs: str) -> str:
@@ -226,9 +350,6 @@ def test_notebook_output_cap_is_the_declared_one(tools: ToolClient, ws: Workspac
     (only,) = obs.cells
     assert only.outputs == ("a" * most,), "an output of exactly the cap is shown"
     assert only.omitted_outputs == 1, "an output one over the cap is left out"
-
-
-# --- path spellings -------------------------------------------------------------------------
 
 
 @clause("READ-VAR-01")

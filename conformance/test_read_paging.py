@@ -130,6 +130,35 @@ def test_text_size_cap(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("READ-CAP-02")
+def test_text_size_cap_counts_every_line_feed(tools: ToolClient, ws: Workspace) -> None:
+    # two-character lines: the LF is a third of each line's size, so a cap that leaves it out
+    # (or counts it twice) is off by half the page
+    cap = limit_in_force(tools, "read.max_bytes", 300)
+    if cap is None:
+        builders.make_line_file(ws.file("short.txt"), 1_200_000, fmt="ab\n")
+        _, obs = observed(tools, path="short.txt")
+        expect_bounded_page(obs, "read.max_bytes undeclared")
+        expect_continues(obs, "1.2 million short lines")
+        return
+    budget = int(cap.value)
+    lines_cap = limit_in_force(tools, "read.max_lines", budget)
+    builders.make_line_file(ws.file("short.txt"), budget, fmt="ab\n")
+    _, obs = observed(tools, path="short.txt")
+    used = size_in(obs.lines, cap.unit)
+    assert obs.lines and set(obs.lines) == {"ab"}, "whole lines only"
+    assert used <= budget, (
+        f"the page holds {used} {cap.unit} (each line with its LF), over read.max_bytes = "
+        f"{budget} {cap.unit}"
+    )
+    if lines_cap is None or int(lines_cap.value) > budget // 3:
+        assert used + 2 * 3 > budget, (
+            f"read.max_bytes = {budget} {cap.unit} holds {budget // 3} lines of 3 {cap.unit} "
+            f"(LF included), give or take one; the page shows {len(obs.lines)} lines"
+        )
+    expect_continues(obs, "a page cut by the text-size cap")
+
+
+@clause("READ-CAP-02")
 def test_a_line_over_the_size_cap_is_still_shown(tools: ToolClient, ws: Workspace) -> None:
     cap = limit_in_force(tools, "read.max_bytes", 200)
     budget = int(cap.value) if cap is not None else CEILING_TEXT

@@ -96,7 +96,7 @@ def read_notebook(path: str, limits: Limits) -> dict[str, Any]:
         rendered = "\n".join(parts)
         size = len(rendered) if in_chars else len(rendered.encode("utf-8", "surrogatepass"))
         cost = size + sum(len(data) for _, data in images)
-        if used + cost > budget and cells_seen:
+        if used + cost > budget and cells_seen:  # READ-NB-02: the first cells that fit
             break
         used += cost
         cells_seen.append(
