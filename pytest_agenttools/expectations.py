@@ -4,7 +4,8 @@ An expectations file (TOML) lists ``[[xfail]]`` and ``[[skip]]`` entries, each w
 and a ``reason``. An id is a clause id (``READ-LN-01``), a node id or node-id prefix
 (``test_read.py::test_line_numbers``), ``tool:NAME`` (every clause of a tool) or ``tag:NAME``
 (every clause with that manifest feature or topic tag, e.g. ``tag:read.pdf``, ``tag:crlf``).
-Entries that match no test are *unmatched*; xfail entries whose tests all passed are *stale*.
+Entries that match no test of the suite (run or deselected) are *unmatched*; xfail entries whose
+tests all passed are *stale*.
 Both are reported, and both fail the run under ``--agenttools-strict``, naming the entry to
 delete.
 """
@@ -105,25 +106,39 @@ class Expectations:
         self.entries = load(path)
         self.outcomes: dict[str, list[str]] = {}
 
-    def apply(self, items: Iterable[pytest.Item]) -> None:
+    def first_match(self, item: pytest.Item) -> Entry | None:
+        """The first entry that names ``item`` (by clause, node id, tool or tag)."""
         from .selection import clause_info
 
+        info = clause_info(item)
+        clause_id = info.clause.id if info else markers.clause_of(item)
+        tool = info.tool if info else None
+        tags = info.tags if info else frozenset()
+        for entry in self.entries:
+            if matches(entry.id, item.nodeid, clause_id, tool, tags):
+                return entry
+        return None
+
+    def apply(self, items: Iterable[pytest.Item]) -> None:
         for item in items:
-            info = clause_info(item)
-            clause_id = info.clause.id if info else markers.clause_of(item)
-            tool = info.tool if info else None
-            tags = info.tags if info else frozenset()
-            for entry in self.entries:
-                if not matches(entry.id, item.nodeid, clause_id, tool, tags):
-                    continue
+            entry = self.first_match(item)
+            if entry is None:
+                continue
+            entry.matched.append(item.nodeid)
+            item.user_properties.append((PROPERTY, f"{entry.kind}:{entry.id}"))
+            reason = f"expected ({self.path}): {entry.reason}"
+            if entry.kind == "skip":
+                item.add_marker(pytest.mark.skip(reason=reason))
+            else:
+                item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
+
+    def note_deselected(self, items: Iterable[pytest.Item]) -> None:
+        """An entry that names only deselected tests (``--tools``, ``-k`` ...) still names a
+        test of the suite: it is not unmatched, and with no outcome it is not stale."""
+        for item in items:
+            entry = self.first_match(item)
+            if entry is not None:
                 entry.matched.append(item.nodeid)
-                item.user_properties.append((PROPERTY, f"{entry.kind}:{entry.id}"))
-                reason = f"expected ({self.path}): {entry.reason}"
-                if entry.kind == "skip":
-                    item.add_marker(pytest.mark.skip(reason=reason))
-                else:
-                    item.add_marker(pytest.mark.xfail(reason=reason, strict=False))
-                break
 
     def record(self, entry_key: str, outcome: str) -> None:
         self.outcomes.setdefault(entry_key, []).append(outcome)

@@ -245,6 +245,10 @@ class ReportPlugin:
         if self.expectations is not None:
             self.expectations.apply(items)
 
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        if self.expectations is not None:
+            self.expectations.note_deselected(items)
+
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.report.add(report)
 
