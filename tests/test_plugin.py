@@ -162,6 +162,33 @@ def test_strict_expectations_fail_the_run(pytester: pytest.Pytester) -> None:
     assert result.ret == 1
 
 
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_entries_of_deselected_tests_are_neither_unmatched_nor_stale(
+    pytester: pytest.Pytester, workers: list[str]
+) -> None:
+    """One expectations file for every tool, a run of some of them (``--tools``, ``-k``)."""
+    pytester.makepyfile(test_expect=CLIENT_TESTS)
+    expectations = pytester.makefile(
+        ".toml",
+        expect='[[xfail]]\nid = "READ-DIR-01"\nreason = "this implementation lists directories"\n'
+        '[[skip]]\nid = "NO-SUCH-CLAUSE"\nreason = "matches nothing"\n',
+    )
+    path = pytester.path / "r.json"
+    result = pytester.runpytest_subprocess(
+        *workers,
+        "-k",
+        "not test_fails",
+        f"--agenttools-expectations={expectations}",
+        f"--agenttools-report={path}",
+        "-p",
+        "no:cacheprovider",
+    )
+    result.assert_outcomes(passed=3, skipped=1)
+    summary = report_of(path)["expectations"]
+    assert summary["unmatched"] == ["NO-SUCH-CLAUSE"], "a typo is still unmatched"
+    assert summary["stale"] == []
+
+
 def test_expectation_without_reason_is_a_usage_error(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(CLIENT_TESTS)
     bad = pytester.makefile(".toml", bad='[[xfail]]\nid = "READ-DIR-01"\n')
