@@ -306,9 +306,6 @@ async function handleCall(params, signal) {
   if (!isPlainObject(params)) throw new RpcError(-32602, "call params must be an object");
   const { tool, arguments: args, cwd } = params;
   if (typeof tool !== "string") throw new RpcError(-32602, "call params.tool must be a string");
-  if (args !== undefined && !isPlainObject(args)) {
-    throw new RpcError(-32602, "call params.arguments must be an object");
-  }
   if (typeof cwd !== "string" || !isAbsolute(cwd)) {
     throw new RpcError(-32602, "call params.cwd must be an absolute path");
   }
@@ -322,8 +319,10 @@ async function handleCall(params, signal) {
   const run = { started: false, timeout: undefined, exitCode: undefined, bytes: 0 };
   const piTool = spec.create(cwd, params.env, run);
   const toolCallId = `agenttools-${++callCounter}`;
-  const piArgs = spec.translate(args ?? {});
-  if (typeof piArgs.path === "string") {
+  // Arguments that are not an object (a list, a string ...) go to pi's validation as they are,
+  // as a model's would in pi's agent loop: the answer is pi's error result, not a protocol error.
+  const piArgs = isPlainObject(args ?? {}) ? spec.translate(args ?? {}) : args;
+  if (typeof piArgs?.path === "string") {
     const target = resolvePath(cwd, piArgs.path.replace(/^@/, ""));
     signal.addEventListener("abort", () => abandonedPaths.add(target), { once: true });
   }

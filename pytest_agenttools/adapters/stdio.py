@@ -196,7 +196,7 @@ class _Pending:
                 f"{self._adapter.describe()}: no answer to {self._call.describe()} within "
                 f"{deadline:.0f} s; it answered only after the kit's cancel "
                 f"(isError={str(late.is_error).lower()}, text {late.text[:200]!r})"
-            )
+            ) from None
         return result_from_wire(raw, self._call, self._adapter.describe())
 
     def cancel(self) -> None:
