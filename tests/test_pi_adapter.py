@@ -433,6 +433,11 @@ def _tool_of(ident: str) -> str:
     return match.group(1) if match else ""
 
 
+def _toml(value: str) -> str:
+    """A TOML basic string (JSON's escapes, non-ASCII kept: TOML has no surrogate escapes)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
 def test_strict_run_of_the_migrated_tools(tmp_path: Path) -> None:
     kept = [
         (kind, entry)
@@ -442,7 +447,7 @@ def test_strict_run_of_the_migrated_tools(tmp_path: Path) -> None:
     ]
     (tmp_path / "expectations.toml").write_text(
         "".join(
-            f"[[{kind}]]\nid = {json.dumps(e['id'])}\nreason = {json.dumps(e['reason'])}\n\n"
+            f"[[{kind}]]\nid = {_toml(e['id'])}\nreason = {_toml(e['reason'])}\n\n"
             for kind, e in kept
         )
     )
