@@ -1,306 +1,427 @@
-"""bash: arguments, timeouts, process setup, exit reporting and the bounded output view."""
+"""bash: arguments, timeouts, process setup, how a command ended, and what the text carries.
+
+Behaviour is judged on the observation (``details.observation``), the files a command leaves
+and the process table; the model-facing text only in the ``BASH-PRES-*`` clauses, neutrally.
+"""
 
 from __future__ import annotations
 
 import math
 import os
 import re
-import threading
 import time
 from typing import Any
 
 import psutil
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
 
-from pytest_agenttools.assertions import expect_error, expect_ok
+from pytest_agenttools import Manifest, ToolClient, Workspace
+from pytest_agenttools.assertions import (
+    bash_obs,
+    expect_error,
+    expect_in_order,
+    expect_names_argument,
+    expect_names_path,
+    expect_number,
+    expect_ok,
+    masked_text,
+)
 from pytest_agenttools.markers import clause
 
-from .bash_strategies import wait_for_file
+from .bash_strategies import (
+    HUGE_TIMEOUT_S,
+    complete,
+    expect_no_survivor,
+    fast,
+    shown_output,
+    wait_for_file,
+)
 
-NOTICE = re.compile(r"(\n\n\[[^\n]*\])+\s*$")
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+BAD_ARGUMENTS = [
+    ({}, "command"),
+    ({"command": 7}, "command"),
+    ({"command": ["echo", "x"]}, "command"),
+    ({"command": ""}, "command"),
+    ({"command": "   "}, "command"),
+    ({"command": "touch ran", "run_in_background": "yes"}, "run_in_background"),
+    ({"command": "touch ran", "cwd_override": "/"}, "cwd_override"),
+]
+BAD_IDS = ["missing", "int", "list", "empty", "blank", "background-string", "unknown"]
 
 
-def strip_notices(text: str) -> str:
-    return NOTICE.sub("", text)
+def expect_refused(result: Any, ws: Workspace, what: str) -> None:
+    """An error result whose observation says nothing ran, and no trace of the command."""
+    expect_error(result, what=what)
+    obs = bash_obs(result)
+    assert not obs.running and obs.exit_code is None and not obs.background, (
+        f"{what}: a refused call's observation must say that nothing ran: {dict(obs.raw)}"
+    )
+    assert not ws.exists("ran"), f"{what}: the call was refused but the command ran anyway"
 
 
-@clause("BASH-ARG-01")
-@pytest.mark.parametrize(
-    ("arguments", "mention"),
-    [
-        ({}, "command"),
-        ({"command": 7}, "command"),
-        ({"command": ["echo", "x"]}, "command"),
-        ({"command": ""}, "command"),
-        ({"command": "   "}, "command"),
-        ({"command": "touch ran", "run_in_background": "yes"}, "run_in_background"),
-        ({"command": "touch ran", "cwd_override": "/"}, "cwd_override"),
-    ],
-    ids=["missing", "int", "list", "empty", "blank", "background-string", "unknown"],
-)
-def test_bad_arguments(tools: Any, ws: Any, arguments: dict[str, Any], mention: str) -> None:
-    expect_error(tools.call("bash", **arguments), mention)
-    assert not ws.exists("ran"), "a rejected call must not run the command"
+@clause("BASH-ARG-02")
+@pytest.mark.parametrize(("arguments", "name"), BAD_ARGUMENTS, ids=BAD_IDS)
+def test_bad_arguments(
+    tools: ToolClient, ws: Workspace, arguments: dict[str, Any], name: str
+) -> None:
+    expect_refused(tools.call("bash", **arguments), ws, f"bad {name}")
 
 
-@clause("BASH-TIMEOUT-01")
-@pytest.mark.parametrize(
-    "timeout",
-    [0, -1, -0.5, math.nan, math.inf, -math.inf, "10", "abc", 10**9, "over-max"],
-    ids=[
-        "zero",
-        "negative",
-        "negative-float",
-        "nan",
-        "inf",
-        "-inf",
-        "numeric-string",
-        "string",
-        "huge",
-        "over-max",
-    ],
-)
-def test_invalid_timeout(tools: Any, ws: Any, timeout: Any) -> None:
-    if timeout == "over-max":
-        timeout = float(tools.limit("bash.max_timeout_s")) + 1
-    expect_error(tools.call("bash", command="touch ran", timeout=timeout), "timeout")
-    assert not ws.exists("ran"), f"timeout={timeout!r} was refused but the command ran anyway"
+@clause("BASH-PRES-01")
+@pytest.mark.parametrize(("arguments", "name"), BAD_ARGUMENTS, ids=BAD_IDS)
+def test_refusal_names_the_argument(
+    tools: ToolClient, manifest: Manifest, arguments: dict[str, Any], name: str
+) -> None:
+    result = expect_error(tools.call("bash", **arguments))
+    expect_names_argument(result, manifest, "bash", name)
 
 
-@clause("BASH-TIMEOUT-02")
-def test_declared_timeouts(tools: Any) -> None:
-    default = tools.limit("bash.default_timeout_s")
-    cap = tools.limit("bash.max_timeout_s")
-    grace = tools.limit("bash.kill_grace_s")
-    for name, value in (("default", default), ("cap", cap), ("grace", grace)):
-        assert isinstance(value, int | float) and value > 0, f"{name} must be seconds > 0: {value}"
-    assert default <= cap, f"default timeout {default} s is above the cap {cap} s"
+@clause("BASH-PRES-01")
+def test_refused_timeout_names_the_argument(tools: ToolClient, manifest: Manifest) -> None:
+    result = tools.call("bash", command="true", timeout="abc")
+    if result.is_error:  # replacing a bad timeout by the default is correct too (no text then)
+        expect_names_argument(result, manifest, "bash", "timeout")
+    else:
+        assert bash_obs(result).timeout_s, "an accepted call must say the timeout it applied"
 
 
-def _running_pid(tools: Any, ws: Any, command: str) -> tuple[int, Any]:
+@clause("BASH-PRES-01")
+def test_missing_directory_is_named(tools: ToolClient, ws: Workspace) -> None:
+    missing = str(ws.root / "gone-away")
+    result = expect_error(tools.call("bash", command="true", _cwd=missing))
+    expect_names_path(result, missing, str(ws.root))
+
+
+# --- timeouts -------------------------------------------------------------------------------
+
+
+def _declared(tools: ToolClient, name: str) -> float | None:
+    limit = tools.limit(name)
+    return float(limit.value) if limit else None
+
+
+BAD_TIMEOUTS = [0, -1, -0.5, "10", "abc", "", 1e300, HUGE_TIMEOUT_S, "over-max"]
+BAD_TIMEOUT_IDS = [
+    "zero",
+    "negative",
+    "negative-float",
+    "numeric-string",
+    "string",
+    "empty-string",
+    "huge-float",
+    "huge-int",
+    "over-max",
+]
+
+
+@clause("BASH-TIMEOUT-03")
+@pytest.mark.parametrize("timeout", BAD_TIMEOUTS, ids=BAD_TIMEOUT_IDS)
+def test_bad_timeout_refused_or_replaced(tools: ToolClient, ws: Workspace, timeout: Any) -> None:
+    default = _declared(tools, "bash.default_timeout_s")
+    cap = _declared(tools, "bash.max_timeout_s")
+    if timeout == "over-max":  # just over a declared cap; with none, far beyond any sane one
+        timeout = cap + 1 if cap else HUGE_TIMEOUT_S * 10
+    result = tools.call("bash", command="touch ran", timeout=timeout)
+    if result.is_error:
+        expect_refused(result, ws, f"timeout={timeout!r}")
+        return
+    applied = bash_obs(result).timeout_s
+    assert ws.exists("ran"), f"timeout={timeout!r} was accepted but the command did not run"
+    assert applied is not None and math.isfinite(applied) and applied > 0, (
+        f"timeout={timeout!r} was accepted; the observation must give the positive, finite "
+        f"timeout that applied, got timeout_s={applied!r}"
+    )
+    if cap:
+        assert applied <= cap, f"timeout={timeout!r} applied as {applied} s, over the cap {cap} s"
+    number = isinstance(timeout, int | float)
+    if number and timeout > 0:  # above the cap: clamped (or, with no cap, as asked)
+        if cap:
+            assert applied == cap, f"timeout={timeout!r} should be clamped to {cap}, got {applied}"
+        elif cap is None:
+            assert applied < timeout, (
+                f"timeout={timeout!r} applied as asked: with no declared bash.max_timeout_s the "
+                "implementation must refuse or clamp it (declare bash.max_timeout_s = 0 for no cap)"
+            )
+    elif timeout == "10":  # a numeric string may be read as its number, or replaced
+        assert applied in (10.0, default) or default is None, f"timeout='10' applied as {applied}"
+    elif default is not None:
+        assert applied == default, (
+            f"timeout={timeout!r} replaced by {applied} s; the declared default is {default} s"
+        )
+
+
+@clause("BASH-TIMEOUT-04")
+def test_command_without_timeout_is_bounded(tools: ToolClient, ws: Workspace) -> None:
+    default = _declared(tools, "bash.default_timeout_s")
+    cap = _declared(tools, "bash.max_timeout_s")
+    obs = bash_obs(expect_ok(tools.call("bash", command="true")))
+    assert obs.timeout_s is not None and math.isfinite(obs.timeout_s) and obs.timeout_s > 0, (
+        "a command that names no timeout must still run under a finite one (the observation's "
+        f"timeout_s); got {obs.timeout_s!r}"
+    )
+    if default is not None:
+        assert default > 0, f"bash.default_timeout_s must be above 0, is {default}"
+        assert obs.timeout_s == default, f"applied {obs.timeout_s} s, declared default {default} s"
+    if cap:
+        assert obs.timeout_s <= cap, f"the default {obs.timeout_s} s is above the cap {cap} s"
+    applied = tools.configure(**{"bash.default_timeout_s": 1})
+    if "bash.default_timeout_s" not in applied:
+        return  # enforcement of a timeout is BASH-TO-02; the long default is not waited for
+    fast(tools, 0.3)
+    started = time.monotonic()
+    _, obs, _ = complete(tools, tools.call("bash", command="echo $$ >> pids; sleep 30"))
+    assert obs.timed_out, f"the default timeout of 1 s did not end the command: {dict(obs.raw)}"
+    assert obs.timeout_s == 1, f"the observation should say the default applied: {obs.timeout_s}"
+    assert time.monotonic() - started < 15, "the command ran far beyond its default timeout"
+    expect_no_survivor(ws.root, "default timeout")
+
+
+@clause("BASH-TIMEOUT-04")
+def test_requested_timeout_is_capped(tools: ToolClient, ws: Workspace) -> None:
+    cap = _declared(tools, "bash.max_timeout_s")
+    result = tools.call("bash", command="touch ran", timeout=HUGE_TIMEOUT_S)
+    if result.is_error:
+        expect_refused(result, ws, f"timeout={HUGE_TIMEOUT_S}")
+        return
+    applied = bash_obs(result).timeout_s
+    assert applied is not None and math.isfinite(applied), f"timeout_s={applied!r}"
+    if cap == 0:  # declared: no tool-level cap, a finite request applies as asked
+        assert applied == HUGE_TIMEOUT_S, f"with no cap, {HUGE_TIMEOUT_S} s applied as {applied}"
+    elif cap is not None:
+        assert applied == cap, f"{HUGE_TIMEOUT_S} s should be clamped to {cap} s, got {applied}"
+    else:
+        assert applied < HUGE_TIMEOUT_S, (
+            f"a timeout of {HUGE_TIMEOUT_S} s applied as asked: the implementation has no cap on "
+            "timeouts, or does not declare it (declare bash.max_timeout_s; 0 says: no cap)"
+        )
+        again = tools.call("bash", command="true", timeout=applied * 2)
+        if not again.is_error:
+            assert bash_obs(again).timeout_s == applied, (
+                f"a cap of {applied} s was inferred, but {applied * 2} s applied as "
+                f"{bash_obs(again).timeout_s}"
+            )
+
+
+# --- processes ------------------------------------------------------------------------------
+
+
+def _running_pid(tools: ToolClient, ws: Workspace, command: str) -> tuple[int, Any]:
     pending = tools.submit("bash", command=command, timeout=30)
     pids = wait_for_file(ws.file("pid"))
     assert pids, f"the command never wrote its pid; result: {pending.result(30)!r}"
     return pids[0], pending
 
 
-@clause("BASH-PROC-01")
-def test_own_group_session_and_stdin(tools: Any, ws: Any) -> None:
+def _descends_from(pid: int, ancestor: int) -> bool:
+    try:
+        return pid == ancestor or any(p.pid == ancestor for p in psutil.Process(pid).parents())
+    except psutil.Error:
+        return True  # gone meanwhile: not a member any more
+
+
+def _stdin_of(pid: int) -> str | None:
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0")
+    except OSError:
+        return None
+
+
+@clause("BASH-PROC-03")
+def test_own_group_and_stdin(tools: ToolClient, ws: Workspace) -> None:
     pid, pending = _running_pid(
-        tools, ws, "echo $$ > pid; cat; while [ ! -e go ]; do sleep 0.05; done"
+        tools,
+        ws,
+        "echo $$ > pid; cat; echo read-done > log; while [ ! -e go ]; do sleep 0.05; done",
     )
     try:
-        assert os.getpgid(pid) == pid, "the shell must lead its own process group"
-        assert os.getsid(pid) == pid, "the shell must lead its own session"
-        assert os.getpgid(pid) != os.getpgid(0), "the command shares the caller's process group"
-        stdin = os.readlink(f"/proc/{pid}/fd/0")
-        assert stdin == "/dev/null", f"stdin must be /dev/null, is {stdin}"
+        deadline = time.monotonic() + 10
+        while not ws.exists("log") and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert ws.exists("log"), "`cat` did not end at once: the command's stdin is not at EOF"
+        group = os.getpgid(pid)
+        assert group != os.getpgid(0), "the command shares the caller's process group"
+        outsiders = []
+        for proc in psutil.process_iter():
+            try:
+                if os.getpgid(proc.pid) == group and not _descends_from(proc.pid, pid):
+                    outsiders.append(proc.pid)
+            except OSError:
+                continue
+        assert not outsiders, (
+            f"the command's process group {group} also holds processes that are not the shell "
+            f"or its descendants (the implementation?): {outsiders}"
+        )
+        stdin = _stdin_of(pid)
+        if stdin is not None:
+            assert not stdin.startswith(("/dev/tty", "/dev/pts/", "/dev/console")), (
+                f"the command's stdin is a terminal ({stdin})"
+            )
+            if stdin != "/dev/null":
+                shared = [p.pid for p in psutil.Process(pid).parents() if _stdin_of(p.pid) == stdin]
+                assert not shared, (
+                    f"the command's stdin ({stdin}) is the stdin of its ancestor(s) {shared}: a "
+                    "command reading it would eat the implementation's input"
+                )
     finally:
         ws.put("go", "")
-    expect_ok(pending.result(30))
+    obs = bash_obs(pending.result(30))
+    assert obs.exit_code == 0, f"the command should end normally: {dict(obs.raw)}"
 
 
-@clause("BASH-PROC-02")
-def test_one_pipe_keeps_interleaving(tools: Any, ws: Any) -> None:
-    pid, pending = _running_pid(tools, ws, "echo $$ > pid; while [ ! -e go ]; do sleep 0.05; done")
-    try:
-        out, err = os.readlink(f"/proc/{pid}/fd/1"), os.readlink(f"/proc/{pid}/fd/2")
-        assert out == err and out.startswith("pipe:"), f"stdout is {out}, stderr is {err}"
-    finally:
-        ws.put("go", "")
-    expect_ok(pending.result(30))
-    command = "for i in $(seq 1 40); do echo out$i; echo err$i >&2; done"
-    result = expect_ok(tools.call("bash", command=command))
-    expected = "".join(f"out{i}\nerr{i}\n" for i in range(1, 41))
-    assert result.text == expected, f"interleaving lost: {result.text[:200]!r}"
+@clause("BASH-PROC-04")
+def test_output_keeps_interleaving(tools: ToolClient) -> None:
+    command = "for i in $(seq 1 200); do echo out$i; echo err$i >&2; done"
+    obs = bash_obs(expect_ok(tools.call("bash", command=command, timeout=30)))
+    expected = "".join(f"out{i}\nerr{i}\n" for i in range(1, 201))
+    got = shown_output(obs)
+    if obs.truncated:  # a small view: the kept parts must still be interleaved exactly
+        assert expected.startswith(obs.output_head) and expected.endswith(obs.output_tail or "")
+    else:
+        assert got == expected, f"interleaving lost: {got[:200]!r}"
 
 
-@clause("BASH-CWD-01")
-def test_working_directory(tools: Any, ws: Any) -> None:
-    result = expect_ok(tools.call("bash", command="pwd -P"))
-    assert result.text.strip() == os.path.realpath(ws.root)
+@clause("BASH-CWD-02")
+def test_working_directory(tools: ToolClient, ws: Workspace) -> None:
+    obs = bash_obs(expect_ok(tools.call("bash", command="pwd -P")))
+    assert obs.output.strip() == os.path.realpath(ws.root)
     missing = str(ws.root / "gone")
-    expect_error(
-        tools.call("bash", command="touch ran", _cwd=missing), "Working directory does not exist"
-    )
+    result = tools.call("bash", command=f"touch {ws.root}/ran", _cwd=missing)
+    expect_error(result, what="a working directory that does not exist")
+    assert not ws.exists("ran"), "the command ran although its working directory is missing"
 
 
-@clause("BASH-EXIT-01")
+# --- how a command ended ----------------------------------------------------------------------
+
+
+@clause("BASH-EXIT-04")
 @pytest.mark.parametrize(
     "text", ["hello\n", "héllo wörld 中文 😀\n", "no newline", "a\tb\r\nc\n"], ids=str.strip
 )
-def test_success_exact_output(tools: Any, ws: Any, text: str) -> None:
+def test_success_exact_output(tools: ToolClient, ws: Workspace, text: str) -> None:
     ws.put("out.txt", text)
-    result = expect_ok(tools.call("bash", command="cat out.txt"))
-    assert result.text == text
+    obs = bash_obs(expect_ok(tools.call("bash", command="cat out.txt")))
+    assert obs.exit_code == 0, f"exit_code should be 0: {dict(obs.raw)}"
+    assert obs.output == text, f"output {obs.output!r}, printed {text!r}"
 
 
-@clause("BASH-EXIT-02")
+@clause("BASH-EXIT-05")
 @pytest.mark.parametrize("code", [1, 2, 7, 127, 255])
-def test_nonzero_exit(tools: Any, code: int) -> None:
-    result = expect_error(
-        tools.call("bash", command=f"echo partial; exit {code}"), f"Command exited with code {code}"
-    )
-    assert result.text.index("partial") < result.text.index("Command exited with code")
+def test_nonzero_exit(tools: ToolClient, code: int) -> None:
+    result = tools.call("bash", command=f"echo partial; exit {code}")
+    expect_error(result, what=f"exit {code}")
+    obs = bash_obs(result)
+    assert obs.exit_code == code, f"exit_code should be {code}: {dict(obs.raw)}"
+    assert obs.output == "partial\n", f"the output printed must be observed: {obs.output!r}"
 
 
-@clause("BASH-EXIT-03")
+@clause("BASH-EXIT-06")
 @pytest.mark.parametrize("name", ["TERM", "KILL", "INT"])
-def test_killed_by_signal(tools: Any, name: str) -> None:
+def test_killed_by_signal(tools: ToolClient, name: str) -> None:
     result = tools.call("bash", command=f"echo before; kill -{name} $$")
-    expect_error(result, f"Command terminated by signal SIG{name}")
-    assert result.text.index("before") < result.text.index("Command terminated")
+    expect_error(result, what=f"death by SIG{name}")
+    obs = bash_obs(result)
+    assert obs.signal == f"SIG{name}", f"the observation should name SIG{name}: {dict(obs.raw)}"
+    assert obs.exit_code is None, "a command killed by a signal has no exit code"
+    assert obs.output == "before\n", f"the output printed must be observed: {obs.output!r}"
 
 
-@clause("BASH-TO-01")
-def test_timeout_error_after_output(tools: Any, ws: Any) -> None:
-    tools.configure(**{"bash.kill_grace_s": 0.5})
-    result = tools.call("bash", command="echo before; sleep 30", timeout=1)
-    expect_error(result, "Command timed out after 1 seconds")
-    assert result.text.index("before") < result.text.index("Command timed out")
+@clause("BASH-TO-02")
+def test_timeout_keeps_output(tools: ToolClient) -> None:
+    fast(tools)
+    result, obs, handed_over = complete(
+        tools, tools.call("bash", command="echo before; sleep 30", timeout=1)
+    )
+    if not handed_over:
+        expect_error(result, what="a timeout")
+    assert obs.timed_out, f"the observation should say timed_out: {dict(obs.raw)}"
+    assert obs.timeout_s == 1, f"the observation should give the timeout applied: {obs.timeout_s}"
+    assert shown_output(obs).startswith("before"), f"output so far lost: {obs.output!r}"
 
 
-@clause("BASH-OUT-05")
-def test_no_output(tools: Any) -> None:
-    assert expect_ok(tools.call("bash", command="true")).text == "(no output)"
-    failed = expect_error(tools.call("bash", command="exit 3"), "Command exited with code 3")
-    assert failed.text.startswith("(no output)")
+# --- output ---------------------------------------------------------------------------------
 
 
 @clause("BASH-OUT-04")
-def test_control_characters_removed(tools: Any, ws: Any) -> None:
+def test_control_characters_removed(tools: ToolClient, ws: Workspace) -> None:
     ws.put("raw.bin", b"a\x1b[31mred\x1b[0m\tb\r\nc\x00\x07\x08d\x7f\n")
-    text = expect_ok(tools.call("bash", command="cat raw.bin")).text
-    assert not CONTROL.search(text), f"control characters left: {text!r}"
-    assert "\t" in text and "\r\n" in text, f"tab and CR must stay: {text!r}"
-    assert "red" in text and "cd" in text.replace("\n", "")
+    output = bash_obs(expect_ok(tools.call("bash", command="cat raw.bin"))).output
+    assert not CONTROL.search(output), f"control characters left: {output!r}"
+    assert "\t" in output and "\r\n" in output, f"tab and CR must stay: {output!r}"
+    assert "red" in output and "cd" in output.replace("\n", "")
 
 
 @clause("BASH-OUT-04")
-def test_utf8_split_across_writes(tools: Any) -> None:
+def test_utf8_split_across_writes(tools: ToolClient) -> None:
     command = (
         r"printf '\xe4'; sleep 0.3; printf '\xb8\xad'; sleep 0.3; printf '\xf0\x9f'; "
         r"sleep 0.3; printf '\x98\x80\n'"
     )
-    assert expect_ok(tools.call("bash", command=command)).text == "中😀\n"
+    assert bash_obs(expect_ok(tools.call("bash", command=command))).output == "中😀\n"
 
 
 @clause("BASH-OUT-04")
-def test_invalid_utf8(tools: Any) -> None:
-    text = expect_ok(tools.call("bash", command=r"printf 'a\xffb\xc3\n'")).text
-    assert text.startswith("a\ufffdb"), f"invalid bytes must become U+FFFD: {text!r}"
+def test_invalid_utf8(tools: ToolClient) -> None:
+    output = bash_obs(expect_ok(tools.call("bash", command=r"printf 'a\xffb\xc3\n'"))).output
+    assert output.startswith("a\ufffdb"), f"invalid bytes must become U+FFFD: {output!r}"
 
 
-def _caps(tools: Any) -> tuple[int, int]:
-    """Small caps when configurable; the caps in force either way."""
-    wanted = {"bash.output_max_bytes": 2000, "bash.output_max_lines": 40}
-    applied = tools.configure(**wanted)
-    return tuple(  # type: ignore[return-value]
-        int(applied.get(name, tools.limit(name))) for name in wanted
+# --- presentation ---------------------------------------------------------------------------
+
+
+def _expect_output_in_text(result: Any) -> None:
+    obs = bash_obs(result)
+    pieces = [obs.output_head, obs.output_tail or ""] if obs.truncated else [obs.output]
+    expect_in_order(result, [p.rstrip("\n") for p in pieces], "the command's output")
+
+
+def _mentions(text: str, forms: set[str]) -> bool:
+    """One of ``forms`` as a number of its own (a unit may follow it: ``1250ms``, ``1.25s``)."""
+    return any(re.search(rf"(?<![\d.]){re.escape(f)}(?!\d|\.\d)", text) for f in forms)
+
+
+@clause("BASH-PRES-02")
+def test_text_shows_output(tools: ToolClient, ws: Workspace) -> None:
+    ws.put("out.txt", "alpha 1\nbeta 2\n")
+    _expect_output_in_text(expect_ok(tools.call("bash", command="cat out.txt")))
+
+
+@clause("BASH-PRES-02")
+@pytest.mark.parametrize("code", [77, 213])
+def test_text_gives_exit_code(tools: ToolClient, ws: Workspace, code: int) -> None:
+    result = expect_error(tools.call("bash", command=f"echo failing-step; exit {code}"))
+    _expect_output_in_text(result)
+    expect_number(result, code, "the exit code", ws.root)
+
+
+@clause("BASH-PRES-02")
+def test_text_names_signal(tools: ToolClient, ws: Workspace) -> None:
+    result = expect_error(tools.call("bash", command="echo before-signal; kill -TERM $$"))
+    _expect_output_in_text(result)
+    text = masked_text(result, ws.root)
+    assert re.search(r"\b(SIG)?TERM\b", text) or _mentions(text, {"15"}), (
+        f"the text should name the signal (SIGTERM, TERM or 15); saw {text[:400]!r}"
     )
 
 
-def _lines(text: str) -> int:
-    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)
-
-
-def _common_prefix(a: str, b: str) -> int:
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
-
-
-segments = st.lists(
-    st.tuples(st.integers(0, 300), st.integers(1, 80), st.sampled_from("abxyz中")),
-    min_size=0,
-    max_size=5,
-)
-
-
-@clause("BASH-OUT-01")
-@given(shape=segments, final_newline=st.booleans())
-def test_caps_honoured(tools: Any, ws: Any, shape: list[Any], final_newline: bool) -> None:
-    max_bytes, max_lines = _caps(tools)
-    root = ws.subdir()
-    lines = [f"{n}:{ch * length}" for length, count, ch in shape for n in range(count)]
-    content = "\n".join(lines) + ("\n" if final_newline and lines else "")
-    root.put("out.txt", content)
-    result = expect_ok(tools.call("bash", command="cat out.txt", _cwd=str(root.root)))
-    fits = len(content.encode()) <= max_bytes and _lines(content) <= max_lines
-    if fits:
-        assert result.text == (content or "(no output)")
-        return
-    body = strip_notices(result.text)
-    head = _common_prefix(body, content)
-    tail = _common_prefix(body[::-1], content[::-1])
-    head_text, tail_text = content[:head], content[len(content) - tail :]
-    shown = len(head_text.encode()) + len(tail_text.encode())
-    assert shown <= max_bytes + 2, f"{shown} bytes of output shown, cap {max_bytes}"
-    assert _lines(head_text) + _lines(tail_text) <= max_lines + 2, "line cap exceeded"
-    middle = body[head : len(body) - tail]
-    assert "omitted" in middle and len(middle) < 300, f"no omitted-middle marker: {middle!r}"
-    assert head + tail < len(content), "a cut view must leave something out"
-
-
-@clause("BASH-OUT-02")
-def test_full_output_file(tools: Any, ws: Any) -> None:
-    max_bytes, _ = _caps(tools)
-    data = bytes(range(256)) * 200 + "中文\n".encode() * 500 + b"\xff\xfe tail end\n"
-    ws.put("blob.bin", data)
-    result = expect_ok(tools.call("bash", command="cat blob.bin"))
-    path = result.details.get("fullOutputPath")
-    assert isinstance(path, str), f"a cut view must name the full output: {result.details}"
-    assert path in result.text, "the text must name the full output file too"
-    with open(path, "rb") as handle:
-        assert handle.read() == data, "the full output file must hold the exact bytes"
-    assert len(strip_notices(result.text).encode()) <= max_bytes + 300
-
-
-def _ancestors(pid: int) -> list[psutil.Process]:
-    try:
-        return [p for p in psutil.Process(pid).parents() if p.pid > 1][:3]
-    except psutil.Error:
-        return []
-
-
-@clause("BASH-OUT-03")
-def test_bounded_memory(tools: Any, ws: Any) -> None:
-    size = 300 * 1024 * 1024
-    peak: dict[int, int] = {}
-    base: dict[int, int] = {}
-    stop = threading.Event()
-
-    def sample() -> None:
-        pids = wait_for_file(ws.file("pid"), timeout=30)
-        watched = _ancestors(pids[0]) if pids else []
-        while not stop.is_set():
-            for proc in watched:
-                try:
-                    rss = proc.memory_info().rss
-                except psutil.Error:
-                    continue
-                base.setdefault(proc.pid, rss)
-                peak[proc.pid] = max(peak.get(proc.pid, 0), rss)
-            time.sleep(0.005)
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    sampler.start()
-    command = f"echo $$ > pid; sleep 0.3; head -c {size} /dev/zero | tr '\\0' 'a'"
-    try:
-        result = expect_ok(tools.call("bash", command=command, timeout=120))
-    finally:
-        stop.set()
-        sampler.join(10)
-    path = result.details.get("fullOutputPath")
-    if isinstance(path, str) and os.path.exists(path):
-        os.unlink(path)
-    assert base, "could not find the implementation's process to watch"
-    growth = max(peak[pid] - base[pid] for pid in base)
-    assert growth < 100 * 1024 * 1024, (
-        f"printing {size >> 20} MiB grew the implementation's memory by {growth >> 20} MiB"
+@clause("BASH-PRES-02")
+def test_text_gives_timeout(tools: ToolClient, ws: Workspace) -> None:
+    fast(tools)
+    result, obs, _ = complete(
+        tools, tools.call("bash", command="echo before-timeout; sleep 30", timeout=1.25)
     )
-    assert len(result.text.encode()) < 4 * int(tools.limit("bash.output_max_bytes")) + 1000
+    assert obs.timed_out
+    _expect_output_in_text(result)
+    text = masked_text(result, ws.root)
+    assert _mentions(text, {"1.25", "1250"}), (
+        f"the text should say the timeout (1.25 seconds or 1250 ms); saw {text[:400]!r}"
+    )
+
+
+@clause("BASH-PRES-04")
+def test_empty_output_is_said(tools: ToolClient) -> None:
+    result = expect_ok(tools.call("bash", command="true"))
+    assert bash_obs(result).output == "", "a command that prints nothing has an empty output"
+    assert result.text.strip(), "a command that prints nothing must not answer with a blank text"
+    failed = expect_error(tools.call("bash", command="exit 3"))
+    assert failed.text.strip()

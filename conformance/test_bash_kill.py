@@ -1,7 +1,8 @@
 """bash: ending commands. No survivor after a timeout or an abort, traps run, TERM-ignorers die.
 
 Every command records the pids of what it starts in ``pids``; after the call returns, psutil must
-find none of them alive, nor any process working inside the workspace.
+find none of them alive, nor any process working inside the workspace. How the command ended is
+read from the observation, never from the text.
 """
 
 from __future__ import annotations
@@ -12,36 +13,33 @@ from typing import Any
 
 from hypothesis import Phase, given, settings
 
-from pytest_agenttools.assertions import expect_error, expect_ok
+from pytest_agenttools import ToolClient, Workspace
+from pytest_agenttools.assertions import bash_obs, expect_error, expect_ok
 from pytest_agenttools.markers import clause
 
 from .bash_strategies import (
+    complete,
     describe,
+    expect_no_survivor,
+    fast,
     is_alive,
     kill_all,
     process_trees,
     recorded_pids,
     render_tree,
     survivors,
+    tree_size,
     wait_for_file,
 )
-
-GRACE = 0.5
-
-
-def fast(tools: Any, grace: float = GRACE) -> float:
-    """A short kill grace when configurable; the grace in force either way."""
-    applied = tools.configure(**{"bash.kill_grace_s": grace})
-    declared = tools.manifest.limits.get("bash.kill_grace_s", 0.0)
-    return float(applied.get("bash.kill_grace_s", declared))
+from .strategies import examples
 
 
-def expect_no_survivor(ws: Any, what: str) -> None:
-    pids = recorded_pids(ws.root)
-    alive = survivors(ws.root, pids)
-    shown = describe(alive)
-    kill_all(alive)
-    assert not alive, f"{what}: processes still alive after the call returned: {shown}"
+def expect_timed_out(tools: ToolClient, result: Any) -> None:
+    """The command ended by its timeout (followed through a soft-yield handover if any)."""
+    result, obs, handed_over = complete(tools, result)
+    if not handed_over:
+        expect_error(result, what="a timed-out command")
+    assert obs.timed_out, f"the observation should say timed_out: {dict(obs.raw)!r:.400}"
 
 
 TREE = """
@@ -55,26 +53,25 @@ sleep 60
 
 
 @clause("BASH-KILL-01")
-def test_timeout_leaves_no_survivor(tools: Any, ws: Any) -> None:
+def test_timeout_leaves_no_survivor(tools: ToolClient, ws: Workspace) -> None:
     fast(tools)
-    result = tools.call("bash", command=TREE, timeout=1)
-    expect_error(result, "timed out")
+    expect_timed_out(tools, tools.call("bash", command=TREE, timeout=1))
     assert len(recorded_pids(ws.root)) >= 5, "the tree did not start in time to be checked"
-    expect_no_survivor(ws, "timeout")
+    expect_no_survivor(ws.root, "timeout")
 
 
 @clause("BASH-KILL-02")
-def test_term_trap_runs(tools: Any, ws: Any) -> None:
+def test_term_trap_runs(tools: ToolClient, ws: Workspace) -> None:
     fast(tools, 2.0)
     command = "trap 'echo cleaned > trap.txt; exit 0' TERM; echo $$ >> pids; sleep 60 & wait"
-    expect_error(tools.call("bash", command=command, timeout=1), "timed out")
+    expect_timed_out(tools, tools.call("bash", command=command, timeout=1))
     assert ws.exists("trap.txt"), "the TERM trap never ran: the command was not sent SIGTERM"
     assert ws.get("trap.txt") == b"cleaned\n"
-    expect_no_survivor(ws, "trap")
+    expect_no_survivor(ws.root, "trap")
 
 
 @clause("BASH-KILL-03")
-def test_term_ignorer_dies_after_grace(tools: Any, ws: Any) -> None:
+def test_term_ignorer_dies_after_grace(tools: ToolClient, ws: Workspace) -> None:
     grace = fast(tools, 1.0)
     command = "trap '' TERM; echo $$ >> pids; sleep 60 & echo $! >> pids; while :; do wait; done"
     timeout = 1.0
@@ -94,12 +91,12 @@ def test_term_ignorer_dies_after_grace(tools: Any, ws: Any) -> None:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     started = time.monotonic()
-    result = tools.call("bash", command=command, timeout=timeout)
+    _, obs, _ = complete(tools, tools.call("bash", command=command, timeout=timeout))
     returned = time.monotonic()
     watcher.join(5)
     stop.set()
-    expect_error(result, "timed out")
-    expect_no_survivor(ws, "TERM ignored")
+    assert obs.timed_out, f"the observation should say timed_out: {dict(obs.raw)!r:.400}"
+    expect_no_survivor(ws.root, "TERM ignored")
     assert died, "the watcher saw no process die"
     expired_by = (seen[0] if seen else started) + timeout
     late = max(died.values()) - expired_by
@@ -118,61 +115,72 @@ sleep 60
 
 
 @clause("BASH-KILL-04")
-def test_escapees_are_ended(tools: Any, ws: Any) -> None:
+def test_escapees_are_ended(tools: ToolClient, ws: Workspace) -> None:
     fast(tools)
-    expect_error(tools.call("bash", command=ESCAPEES, timeout=1.5), "timed out")
+    expect_timed_out(tools, tools.call("bash", command=ESCAPEES, timeout=1.5))
     assert len(recorded_pids(ws.root)) >= 5, "the escapees did not start in time to be checked"
-    expect_no_survivor(ws, "setsid / double fork")
+    expect_no_survivor(ws.root, "setsid / double fork")
+
+
+@clause("BASH-KILL-04")
+def test_abort_ends_escapees(tools: ToolClient, ws: Workspace) -> None:
+    fast(tools)
+    command = "echo $$ >> pids; setsid sleep 60 & echo $! >> pids; sleep 60 & wait"
+    pending = tools.submit("bash", command=command, timeout=60)
+    assert len(wait_for_file(ws.file("pids"), minimum=2)) >= 2, "the command did not start"
+    pending.cancel()
+    assert bash_obs(pending.result(30)).aborted
+    expect_no_survivor(ws.root, "abort with a setsid child")
 
 
 @clause("BASH-KILL-05")
-@settings(max_examples=8, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@settings(max_examples=examples(8), phases=[Phase.explicit, Phase.reuse, Phase.generate])
 @given(trees=process_trees)
-def test_random_trees_leave_no_survivor(tools: Any, ws: Any, trees: Any) -> None:
+def test_random_trees_leave_no_survivor(tools: ToolClient, ws: Workspace, trees: Any) -> None:
     fast(tools, 0.3)
     root = ws.subdir()
     command = render_tree(root.root, trees)
-    result = tools.call("bash", command=command, timeout=1, _cwd=str(root.root))
-    expect_error(result, "timed out")
+    expect_timed_out(tools, tools.call("bash", command=command, timeout=1, _cwd=str(root.root)))
     pids = recorded_pids(root.root)
     alive = survivors(root.root, pids)
     shown = describe(alive)
     kill_all(alive)
-    assert not alive, f"survivors of {trees}: {shown}"
+    assert not alive, f"survivors of a tree of {tree_size(trees)} scripts {trees}: {shown}"
 
 
-@clause("BASH-ABORT-01")
-def test_abort(tools: Any, ws: Any) -> None:
+@clause("BASH-ABORT-02")
+def test_abort(tools: ToolClient, ws: Workspace) -> None:
     fast(tools, 2.0)
     command = (
         "trap 'echo aborted > trap.txt; exit 0' TERM; echo $$ >> pids; "
-        "setsid sleep 60 & echo $! >> pids; sleep 60 & wait"
+        "sleep 60 & echo $! >> pids; sleep 60 & wait"
     )
     pending = tools.submit("bash", command=command, timeout=60)
     assert len(wait_for_file(ws.file("pids"), minimum=2)) >= 2, "the command did not start"
     pending.cancel()
     result = pending.result(30)
-    expect_error(result, "Command aborted")
+    expect_error(result, what="an aborted command")
+    assert bash_obs(result).aborted, f"the observation should say aborted: {bash_obs(result).raw}"
     assert ws.exists("trap.txt"), "abort must send SIGTERM first so the trap runs"
-    expect_no_survivor(ws, "abort")
+    expect_no_survivor(ws.root, "abort")
 
 
 @clause("BASH-KEEP-01")
-def test_leftovers_of_finished_command(tools: Any, ws: Any) -> None:
+def test_leftovers_of_finished_command(tools: ToolClient, ws: Workspace) -> None:
     fast(tools)
     result = tools.call("bash", command="sleep 60 & echo $! >> pids; echo done", timeout=20)
-    expect_ok(result)
-    assert result.text.startswith("done")
-    expect_no_survivor(ws, "normal exit with a background job")
+    obs = bash_obs(expect_ok(result))
+    assert obs.exit_code == 0 and obs.output.startswith("done")
+    expect_no_survivor(ws.root, "normal exit with a background job")
 
 
 @clause("BASH-KEEP-02")
-def test_keepalive_survives(tools: Any, ws: Any) -> None:
+def test_keepalive_survives(tools: ToolClient, ws: Workspace) -> None:
     fast(tools)
     command = "nohup sleep 60 >/dev/null 2>&1 & echo $! >> pids; echo started"
     try:
-        result = expect_ok(tools.call("bash", command=command, timeout=20))
-        assert "started" in result.text
+        obs = bash_obs(expect_ok(tools.call("bash", command=command, timeout=20)))
+        assert obs.exit_code == 0 and "started" in obs.output
         pids = recorded_pids(ws.root)
         assert pids and all(is_alive(p) for p in pids), "the keepalive process was ended"
     finally:

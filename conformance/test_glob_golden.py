@@ -25,6 +25,7 @@ CASES: dict[str, dict[str, Any]] = {
     "file-path": {"pattern": "*", "path": "README.md"},
     "sensitive-root": {"pattern": "*", "path": ".aws"},
     "absolute-pattern": {"pattern": "/etc/*"},
+    "bad-class": {"pattern": "src/[*.py"},
 }
 
 

@@ -109,7 +109,7 @@ def test_read_size_cap_golden(tools: Any, ws: Any, agenttools_golden: Any) -> No
 
 @clause("READ-GOLD-01")
 @profile(REFERENCE)
-@pytest.mark.parametrize("path", ["/dev/stdin", "/dev/zero"])
+@pytest.mark.parametrize("path", ["/dev/stdin", "/dev/zero"], ids=["devstdin", "devzero"])
 def test_read_device_golden(tools: Any, ws: Any, agenttools_golden: Any, path: str) -> None:
     assert rendered(tools.read(path=path), ws) == agenttools_golden
 

@@ -58,6 +58,7 @@ CASES: dict[str, dict[str, Any]] = {
     "invalid-regex": {"pattern": "needle("},
     "sensitive-root": {"pattern": "needle", "path": ".ssh"},
     "missing-path": {"pattern": "needle", "path": "nope"},
+    "line-break": {"pattern": "needle\nreturn"},
 }
 
 

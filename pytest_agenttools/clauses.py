@@ -12,7 +12,7 @@ import functools
 import re
 import tomllib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,12 @@ KINDS = ("behaviour", "presentation")
 #: what a clause's tests look at to judge it
 OBSERVES = ("observation", "disk", "processes", "text", "protocol", "manifest")
 CORE = "core"
+#: clause "tools" that are no tool: their clauses apply to every implementation whatever tools
+#: it declares, and form a conformance level of their own (the value)
+LEVEL_TOOLS: Mapping[str, str] = {"robust": "robustness"}
+#: how the kit reaches an implementation (``Adapter.transport``); a clause naming some of them
+#: in ``transports`` judges something only those carry (raw protocol lines: stdio)
+TRANSPORTS = ("in-process", "stdio", "mcp")
 CLAUSE_ID = re.compile(r"\b[A-Z]+(?:_[A-Z]+)?-[A-Z0-9]+-\d\d\b")
 
 
@@ -39,11 +45,20 @@ class Clause:
     kind: str = "behaviour"
     observes: tuple[str, ...] = ()
     limits: tuple[str, ...] = ()
+    transports: tuple[str, ...] = ()
 
     @property
     def conformance_level(self) -> str:
-        """``core``, or the feature(s) the clause belongs to (``read.pdf``)."""
-        return "+".join(self.features) if self.features else CORE
+        """``core``, the feature(s) the clause belongs to (``read.pdf``), or the level of a
+        clause "tool" that is no tool (``robustness``)."""
+        if self.features:
+            return "+".join(self.features)
+        return LEVEL_TOOLS.get(self.tool, CORE)
+
+    @property
+    def for_every_implementation(self) -> bool:
+        """Whether the clause applies whatever tools the implementation declares."""
+        return self.tool in LEVEL_TOOLS
 
 
 @dataclass(frozen=True)
@@ -65,6 +80,33 @@ class LimitSpec:
 
 
 @dataclass(frozen=True)
+class Table:
+    """A data table of the spec (``[[table]]``): the values clauses refer to by name.
+
+    The suite draws its fixtures from these (scrubbed variable names, sensitive file names ...),
+    docs/spec.md renders them, and the kit's own tests check the reference against them. In TOML
+    a table is either a list, ``values = ["a", "b"]`` (one column named ``value``), or
+    ``columns = [...]`` with ``rows = [[...], ...]``.
+    """
+
+    name: str
+    tool: str
+    title: str
+    text: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        """The first column: the entries of a list table."""
+        return tuple(row[0] for row in self.rows)
+
+    def column(self, name: str) -> list[str]:
+        index = self.columns.index(name)
+        return [row[index] for row in self.rows]
+
+
+@dataclass(frozen=True)
 class Spec:
     version: str
     intro: str
@@ -72,6 +114,16 @@ class Spec:
     sections: Mapping[str, str]
     features: Mapping[str, Feature]
     limits: Mapping[str, LimitSpec]
+    tables: Mapping[str, Table] = field(default_factory=dict)
+
+    def table(self, name: str) -> Table:
+        """The data table ``name``; KeyError names the known ones."""
+        try:
+            return self.tables[name]
+        except KeyError:
+            raise KeyError(
+                f"no spec table {name!r}; known: {', '.join(sorted(self.tables))}"
+            ) from None
 
     @functools.cached_property
     def _by_id(self) -> dict[str, Clause]:
@@ -106,6 +158,7 @@ def _load(source: str) -> Spec:
     raws: list[tuple[Path, dict[str, Any]]] = []
     features: dict[str, Feature] = {}
     limits: dict[str, LimitSpec] = {}
+    tables: dict[str, Table] = {}
     for file in files:
         data = tomllib.loads(file.read_text(encoding="utf-8"))
         version = str(data.get("version", version))
@@ -124,6 +177,11 @@ def _load(source: str) -> Spec:
                 " ".join(raw["text"].split()),
                 raw.get("probe", ""),
             )
+        for raw in data.get("table", []):
+            table = _table(file, raw)
+            if table.name in tables:
+                raise ValueError(f"{file}: table {table.name} appears twice")
+            tables[table.name] = table
     clauses = [_clause(file, raw) for file, raw in raws]
     seen: set[str] = set()
     for clause in clauses:
@@ -137,6 +195,33 @@ def _load(source: str) -> Spec:
         sections=sections,
         features=features,
         limits=limits,
+        tables=tables,
+    )
+
+
+def _table(source: Path, raw: dict[str, Any]) -> Table:
+    name = raw.get("name", "?")
+    if "values" in raw:
+        columns: list[Any] = ["value"]
+        rows: list[Any] = [[v] for v in raw["values"]] if isinstance(raw["values"], list) else []
+    else:
+        columns, rows = raw.get("columns", []), raw.get("rows", [])
+    cells_ok = all(
+        isinstance(row, list) and len(row) == len(columns) and all(isinstance(c, str) for c in row)
+        for row in rows
+    )
+    if not columns or not rows or not cells_ok or not all(isinstance(c, str) for c in columns):
+        raise ValueError(
+            f"{source}: table {name} needs values = [strings], or columns = [names] and rows of "
+            "that many strings"
+        )
+    return Table(
+        name,
+        raw.get("tool", ""),
+        raw.get("title", name),
+        " ".join(raw.get("text", "").split()),
+        tuple(columns),
+        tuple(tuple(row) for row in rows),
     )
 
 
@@ -154,6 +239,12 @@ def _clause(source: Path, raw: dict[str, Any]) -> Clause:
     unknown = [o for o in observes if o not in OBSERVES]
     if unknown:
         raise ValueError(f"{source}: clause {ident} observes unknown {unknown}; use {OBSERVES}")
+    transports = tuple(raw.get("transports", ()))
+    strange = [t for t in transports if t not in TRANSPORTS]
+    if strange:
+        raise ValueError(
+            f"{source}: clause {ident} names unknown transports {strange}; use {TRANSPORTS}"
+        )
     return Clause(
         id=ident,
         tool=raw["tool"],
@@ -167,6 +258,7 @@ def _clause(source: Path, raw: dict[str, Any]) -> Clause:
         kind=kind,
         observes=observes,
         limits=tuple(raw.get("limits", ())),
+        transports=transports,
     )
 
 
@@ -241,6 +333,8 @@ def render_markdown(
         out += [f"## {tool}", ""]
         if tool in spec.sections:
             out += [spec.sections[tool].strip(), ""]
+        for table in (t for t in spec.tables.values() if t.tool == tool):
+            out += _render_table(table)
         for c in (c for c in spec.clauses if c.tool == tool):
             state = " (retired)" if c.retired else ""
             kind = " Presentation." if c.kind == "presentation" else ""
@@ -251,6 +345,8 @@ def render_markdown(
                 facts.append(f"*Observes:* {', '.join(c.observes)}")
             if c.limits:
                 facts.append(f"*Limits:* `{'`, `'.join(c.limits)}`")
+            if c.transports:
+                facts.append(f"*Transports:* {', '.join(c.transports)}")
             if c.tags:
                 facts.append(f"*Tags:* {', '.join(c.tags)}")
             out += [" · ".join(facts), ""]
@@ -260,6 +356,28 @@ def render_markdown(
             if code:
                 out += ["*Reference:* " + ", ".join(f"`{p}`" for p in code), ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+def _cell(value: str) -> str:
+    """A table cell: code, with the characters Markdown would read escaped."""
+    if not value:
+        return "(empty)"
+    shown = value.replace("|", "\\|")
+    return f"`` {shown} ``" if "`" in shown else f"`{shown}`"
+
+
+def _render_table(table: Table) -> list[str]:
+    out = [f"### Table `{table.name}`: {table.title}", ""]
+    if table.text:
+        out += [table.text, ""]
+    if len(table.columns) == 1:
+        return [*out, ", ".join(_cell(value) for value in table.values), ""]
+    out += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
+    for row in table.rows:
+        first, *rest = row
+        out.append("| " + " | ".join([_cell(first), *rest]) + " |")
+    out.append("")
+    return out
 
 
 def _registry_tables(spec: Spec) -> list[str]:

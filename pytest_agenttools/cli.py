@@ -1,27 +1,24 @@
-"""The ``agenttools`` command: a thin shell over ``run_conformance`` and the report data.
+"""The ``agenttools`` command: a thin shell over ``run_conformance``, the report data and its
+renderers (``render.py``).
 
-``agenttools run`` runs the shipped suite against an implementation (the bundled reference,
-in-process, by default) and prints a per-clause summary; ``serve`` serves the reference over
-stdio; ``clauses`` lists the spec.
+``run`` runs the shipped suite against an implementation (the bundled reference, in process,
+by default) and prints the conformance levels and the clauses that did not pass; ``call`` sends
+one call and prints the raw result; ``init`` writes an adapter skeleton; ``report`` and
+``baseline`` turn JSON reports into pages and expectations files; ``selfcheck`` runs the broken
+and alternative implementations; ``clauses`` lists the spec; ``serve`` serves the reference.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
-SUITE = "pytest_agenttools.conformance"
-MARK = {
-    "passed": "pass",
-    "failed": "FAIL",
-    "error": "ERROR",
-    "skipped": "skip",
-    "xfailed": "xfail",
-    "xpassed": "XPASS",
-}
+EPILOG = "Run `agenttools COMMAND --help` for a command's options."
 
 
 def run_conformance(
@@ -37,8 +34,13 @@ def run_conformance(
     tools: str | None = None,
     features: str | None = None,
     pytest_args: Sequence[str] = (),
+    pytest_summary: bool = True,
 ) -> tuple[int, dict[str, Any]]:
-    """Run the suite in this process; return pytest's exit code and the report data."""
+    """Run the suite in this process; return pytest's exit code and the report data.
+
+    ``pytest_summary=False`` leaves the conformance section out of pytest's own output (the
+    ``agenttools`` command prints it after pytest's last line instead).
+    """
     from .runner import SuiteRun, run_in_process
 
     return run_in_process(
@@ -54,73 +56,40 @@ def run_conformance(
             tools=tools,
             features=features,
             extra=tuple(pytest_args),
+            pytest_summary=pytest_summary,
         )
     )
 
 
-def render_summary(report: dict[str, Any], *, verbose: bool = False) -> list[str]:
-    """The run in a few lines, from report data (no pytest involved).
+def _fail(command: str, message: str, code: int = 2) -> int:
+    print(f"agenttools {command}: {message}", file=sys.stderr)
+    return code
 
-    First the conformance levels (core, then each feature): how many MUST and SHOULD clauses
-    passed, failed, failed as expected and did not run. Then every clause that did not pass,
-    with why; clauses of tools the implementation does not declare are one line per tool.
-    ``verbose`` lists the passing clauses too.
-    """
+
+def _check_selection(ns: argparse.Namespace) -> str | None:
+    """A message naming what is unknown in ``--tools`` / ``--features``, or None."""
     from .clauses import load
-    from .report import level_lines
+    from .selection import split_list
 
     spec = load()
-    by_id = spec.by_id()
-    impl = report.get("implementation", {})
-    declared_tools = set((impl.get("manifest") or {}).get("tools", []))
-    lines = [
-        f"agenttools: {impl.get('name', '?')} {impl.get('version', '')} "
-        f"via {impl.get('adapter', '?')}"
-    ]
-    levels = report.get("levels") or {}
-    if levels:
-        lines += ["  " + line for line in level_lines(levels)]
-    outcomes: dict[str, list[str]] = {}
-    for test in report.get("tests", []):
-        if test.get("clause"):
-            outcomes.setdefault(test["clause"], []).append(test["outcome"])
-    reasons = report.get("not_run", {})
-    undeclared: dict[str, int] = {}
-    for clause_id, verdict in report.get("clauses", {}).items():
-        clause = by_id.get(clause_id)
-        if clause is not None and declared_tools and clause.tool not in declared_tools:
-            undeclared[clause.tool] = undeclared.get(clause.tool, 0) + 1
-            continue
-        if verdict == "passed" and not verbose:
-            continue
-        counts = outcomes.get(clause_id, [])
-        tally = ", ".join(
-            f"{counts.count(o)} {o}"
-            for o in ("passed", "failed", "error", "xfailed", "xpassed", "skipped")
-            if counts.count(o)
+    tools = sorted({c.tool for c in spec.clauses})
+    unknown = sorted(split_list(ns.tools) - set(tools))
+    if unknown:
+        return f"--tools: unknown tool(s) {', '.join(unknown)}; the tools are {', '.join(tools)}"
+    tags = {f for c in spec.clauses for f in (*c.features, *c.tags)} | set(spec.features)
+    unknown = sorted(split_list(ns.features) - tags)
+    if unknown:
+        return (
+            f"--features: unknown feature or tag(s) {', '.join(unknown)}; choose from "
+            f"{', '.join(sorted(tags))}"
         )
-        level = clause.level if clause else "?"
-        title = clause.title if clause else ""
-        why = f"  ({reasons[clause_id]})" if verdict == "skipped" and clause_id in reasons else ""
-        lines.append(
-            f"  {MARK.get(verdict, verdict):5} {clause_id:18} {level:6} {tally}  {title}{why}"
-        )
-    for tool, count in sorted(undeclared.items()):
-        lines.append(f"  not run: tool {tool} is not declared ({count} clauses)")
-    summary = report.get("summary", {})
-    lines.append(
-        "  tests: "
-        + ", ".join(
-            f"{summary.get(k, 0)} {k}"
-            for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
-        )
-    )
-    for problem in report.get("problems", []):
-        lines.append(f"  ! {problem}")
-    return lines
+    return None
 
 
 def _run(ns: argparse.Namespace, extra: list[str]) -> int:
+    problem = _check_selection(ns)
+    if problem:
+        return _fail("run", problem)
     code, report = run_conformance(
         impl=ns.impl,
         cmd=ns.cmd,
@@ -133,9 +102,16 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
         tools=ns.tools,
         features=ns.features,
         pytest_args=extra,
+        pytest_summary=False,
     )
     if report:
-        print("\n".join(render_summary(report, verbose=ns.verbose)))
+        from .clauses import load
+        from .render import Run, terminal_lines
+
+        run = Run.from_report(report, load(), ns.report_json or "")
+        print("\n".join(terminal_lines(run, verbose=ns.verbose)))
+        if ns.report_json:
+            print(f"  report written to {ns.report_json}")
     summary = report.get("summary", {})
     clean = report and summary.get("failed", 0) == 0 and summary.get("error", 0) == 0
     if code == 0 and clean:
@@ -146,49 +122,74 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
 def _serve(ns: argparse.Namespace) -> int:
     from .reference_impl.server import serve
 
-    if not ns.impl:
-        return serve()
-    from .adapters.base import AdapterError
-    from .adapters.inprocess import load_factory
+    tools = None
+    if ns.impl:
+        from .adapters.base import AdapterError
+        from .adapters.inprocess import load_factory
 
-    try:
-        tools = load_factory(ns.impl)()
-    except AdapterError as exc:
-        raise SystemExit(f"agenttools serve: {exc}") from None
-    return serve(tools=tools)
+        try:
+            tools = load_factory(ns.impl)()
+        except AdapterError as exc:
+            raise SystemExit(f"agenttools serve: {exc}") from None
+    return serve(tools=tools, exit_process=True, max_line_bytes=ns.max_line_bytes)
 
 
-def _load_reports(paths: Sequence[str]) -> list[dict[str, Any]]:
+def _load_reports(paths: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
     reports = []
     for path in paths:
         try:
             with open(path, encoding="utf-8") as handle:
-                reports.append(json.load(handle))
+                data = json.load(handle)
         except (OSError, ValueError) as exc:
             raise SystemExit(f"agenttools: cannot read report {path!r}: {exc}") from None
+        if not isinstance(data, dict) or "clauses" not in data:
+            raise SystemExit(
+                f"agenttools: {path!r} is not a conformance report (no 'clauses'); make one with "
+                "`agenttools run --report-json FILE`"
+            )
+        reports.append((path, data))
     return reports
 
 
 def _report(ns: argparse.Namespace) -> int:
     from .clauses import load
-    from .render import Matrix, to_html, to_markdown
+    from .render import runs_from_reports, to_html, to_markdown
 
-    matrix = Matrix.from_reports(load(), _load_reports(ns.reports))
+    runs = runs_from_reports(load(), _load_reports(ns.reports))
     if not ns.html and not ns.markdown:
-        sys.stdout.write(to_markdown(matrix))
-    if ns.html:
-        with open(ns.html, "w", encoding="utf-8") as handle:
-            handle.write(to_html(matrix))
-    if ns.markdown:
-        with open(ns.markdown, "w", encoding="utf-8") as handle:
-            handle.write(to_markdown(matrix))
+        sys.stdout.write(to_markdown(runs))
+        return 0
+    written = []
+    for path, text, what in (
+        (ns.html, to_html, "HTML page"),
+        (ns.markdown, to_markdown, "Markdown summary"),
+    ):
+        if path:
+            Path(path).write_text(text(runs), encoding="utf-8")
+            written.append(f"{what} {path}")
+    count = f"{len(runs)} report{'s' if len(runs) != 1 else ''}"
+    print(f"agenttools report: wrote {' and '.join(written)} ({count})")
     return 0
 
 
 def _baseline(ns: argparse.Namespace) -> int:
-    from .baseline import render_baseline
+    from .baseline import prune, render, render_baseline, write_atomically
 
-    sys.stdout.write(render_baseline(_load_reports([ns.report])[0]))
+    (_, report), *_ = _load_reports([ns.report])
+    if not ns.prune:
+        sys.stdout.write(render_baseline(report))
+        return 0
+    import pytest
+
+    from .expectations import load
+
+    try:
+        existing = load(ns.prune)
+    except pytest.UsageError as exc:
+        return _fail("baseline", str(exc))
+    merged = prune(report, existing)
+    write_atomically(ns.prune, render(report, merged.entries))
+    print(merged.describe(ns.prune))
     return 0
 
 
@@ -239,67 +240,255 @@ def _selfcheck(ns: argparse.Namespace) -> int:
 
 
 def _clauses(ns: argparse.Namespace) -> int:
+    from dataclasses import replace
+
     from .clauses import clause_test_index, implementation_index, load, render_markdown
 
     spec = load()
+    if ns.tool:
+        tools = list(dict.fromkeys(c.tool for c in spec.clauses))
+        if ns.tool not in tools:
+            return _fail("clauses", f"unknown tool {ns.tool!r}; the tools are {', '.join(tools)}")
+        spec = replace(
+            spec,
+            clauses=tuple(c for c in spec.clauses if c.tool == ns.tool),
+            sections={k: v for k, v in spec.sections.items() if k == ns.tool},
+            features={k: v for k, v in spec.features.items() if v.tool == ns.tool},
+            limits={k: v for k, v in spec.limits.items() if v.tool == ns.tool},
+        )
     if ns.markdown:
         sys.stdout.write(render_markdown(spec, clause_test_index(), implementation_index()))
         return 0
     for clause in spec.clauses:
-        if ns.tool and clause.tool != ns.tool:
-            continue
         needs = f"  [{', '.join(clause.features)}]" if clause.features else ""
         retired = " (retired)" if clause.retired else ""
         print(f"{clause.id:18} {clause.level:6} {clause.title}{retired}{needs}")
     return 0
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agenttools", description="Conformance kit for the tools of coding agents."
+def _plain(value: Any) -> Any:
+    """An observation (dataclasses, tuples) as JSON data, without the raw copy it keeps."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.name != "raw"
+        }
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _call(ns: argparse.Namespace) -> int:
+    """One call through the same adapter ``run`` would use; print what came back as JSON."""
+    from .adapters import inprocess, mcp, stdio
+    from .adapters.base import AdapterError, ProtocolError, deadline_for
+    from .contract import ContractViolation, ToolCall
+    from .observations import ALWAYS_OBSERVED
+
+    try:
+        arguments = json.loads(ns.arguments)
+    except ValueError as exc:
+        return _fail("call", f"the arguments are not JSON ({exc}): {ns.arguments!r}")
+    cwd = os.path.abspath(ns.cwd or os.getcwd())
+    if not os.path.isdir(cwd):
+        return _fail("call", f"--cwd {cwd}: no such directory")
+    override = None
+    if ns.manifest:
+        import tomllib
+
+        try:
+            override = tomllib.loads(Path(ns.manifest).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            return _fail("call", f"--manifest {ns.manifest}: {exc}")
+    settings = {
+        "impl": ns.impl,
+        "cmd": ns.cmd,
+        "mcp": ns.mcp,
+        "mcp_mapping": ns.mcp_mapping,
+        "manifest": override,
+        "call_timeout": ns.timeout,
+    }
+    adapter: Any = (
+        mcp.from_settings(settings)
+        or stdio.from_settings(settings)
+        or inprocess.from_settings(settings)
     )
-    commands = parser.add_subparsers(dest="command", required=True)
-    run = commands.add_parser(
-        "run",
-        help="run the conformance suite against an implementation",
-        description="Run the shipped suite. Arguments after -- go to pytest (e.g. -- -n auto).",
+    call = ToolCall(ns.tool, arguments, cwd)
+    out: dict[str, Any] = {"adapter": adapter.describe()}
+    code = 0
+    try:
+        manifest = adapter.start()
+        out["implementation"] = f"{manifest.name} {manifest.version}"
+        if not manifest.has_tool(ns.tool):
+            out["note"] = (
+                f"{manifest.name} does not declare {ns.tool!r} (it declares "
+                f"{', '.join(sorted(manifest.tools)) or 'no tools'}); sent anyway"
+            )
+        out["call"] = call.to_wire()
+        result = adapter.call(call, timeout=deadline_for(call, ns.timeout))
+    except ProtocolError as exc:
+        out["protocol_error"] = {"code": exc.code, "message": str(exc)}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 1
+    except (AdapterError, ContractViolation) as exc:
+        out["violation"] = str(exc)
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 1
+    finally:
+        adapter.close()
+    out["result"] = result.to_wire()
+    required = not result.is_error or ns.tool in ALWAYS_OBSERVED
+    try:
+        out["observation"] = _plain(result.observation)
+    except ContractViolation as exc:
+        if required:
+            out["violation"] = str(exc)
+            code = 1
+        else:
+            out["observation"] = None
+            out["note"] = f"an error result of {ns.tool} needs no observation"
+    print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+    return code
+
+
+def _init(ns: argparse.Namespace) -> int:
+    from .scaffold import SKELETONS, ScaffoldError, adapter_name, write_skeleton
+
+    directory = Path(ns.directory)
+    try:
+        written = write_skeleton(ns.lang, directory, ns.name)
+    except (ScaffoldError, OSError) as exc:
+        return _fail("init", str(exc))
+    name = ns.name or adapter_name(directory)
+    print(f"agenttools init: wrote a {ns.lang} adapter skeleton for {name}:")
+    for path in written:
+        print(f"  {path}")
+    print("Run it (it declares no tools yet, so every clause is 'not run' and the run passes):")
+    print(f"  cd {directory}")
+    for command in SKELETONS[ns.lang].commands(name):
+        print(f"  {command}")
+    readme = directory / "README.md"
+    print(f"Then follow {readme}: implement one tool, declare it, run its clauses.")
+    return 0
+
+
+def _implementation_options(parser: argparse.ArgumentParser) -> None:
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--impl",
+        metavar="FACTORY",
+        help="in-process factory 'package.module:factory' or 'path/to/adapter.py:factory' "
+        "(default: the bundled reference implementation)",
     )
-    which = run.add_mutually_exclusive_group()
-    which.add_argument("--impl", help="in-process factory 'package.module:factory'")
-    which.add_argument("--cmd", help="command that starts a stdio implementation server")
+    which.add_argument(
+        "--cmd", metavar="COMMAND", help="command that starts a stdio implementation server"
+    )
     which.add_argument(
         "--mcp",
         metavar="COMMAND",
         help="command that starts an MCP tool server ({tmp}: the workspace directory)",
     )
-    run.add_argument(
+    parser.add_argument(
         "--mcp-mapping", metavar="FILE", help="TOML mapping of canonical tools to the MCP server's"
     )
-    run.add_argument("--manifest", help="TOML manifest file")
-    run.add_argument("--expectations", help="TOML expectations file (xfail / skip entries)")
-    run.add_argument("--strict", action="store_true", help="stale or unmatched entries fail")
+    parser.add_argument(
+        "--manifest", metavar="FILE", help="TOML manifest laid over the implementation's own"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agenttools",
+        description="Conformance kit for the file and shell tools of coding agents.",
+        epilog=EPILOG,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = commands.add_parser(
+        "run",
+        help="run the conformance suite (default: against the bundled reference)",
+        description="Run the shipped conformance suite against an implementation: the bundled "
+        "reference in process unless --impl, --cmd or --mcp names another. Prints the "
+        "conformance levels (MUST and SHOULD clauses passed, failed, failed as expected, not "
+        "run, and why) and every clause that did not pass; -v lists every clause. Exits 0 only "
+        "when every test passed or matched an expectation. Arguments after -- go to pytest "
+        "(e.g. -- -n auto, -- -k bom).",
+    )
+    _implementation_options(run)
+    run.add_argument("--expectations", metavar="FILE", help="TOML expectations file")
+    run.add_argument(
+        "--strict",
+        action="store_true",
+        help="stale or unmatched expectation entries, and TODO reasons, fail the run "
+        "(pytest: --agenttools-strict)",
+    )
     run.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
     run.add_argument("--tools", help="only these tools' clauses (comma-separated: edit,bash)")
     run.add_argument("--features", help="only clauses with these features or tags (bom,crlf)")
     run.add_argument(
-        "-v", "--verbose", action="store_true", help="list passing clauses too, one line each"
+        "-v", "--verbose", action="store_true", help="list every clause, with failing assertions"
     )
+    call = commands.add_parser(
+        "call",
+        help="send one tool call and print the raw result, for debugging an adapter by hand",
+        description="Start the implementation as `run` would, send one call, and print JSON: "
+        "the call, the result the adapter returned, and the parsed observation or the "
+        "contract violation. Exits 1 on a violation or a protocol error.",
+    )
+    call.add_argument("tool", help="canonical tool name (read, write, edit, grep, glob, bash)")
+    call.add_argument("arguments", help='the arguments as a JSON object, e.g. \'{"path": "a"}\'')
+    _implementation_options(call)
+    call.add_argument("--cwd", metavar="DIR", help="the call's working directory (default: .)")
+    call.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="seconds to wait (default 60)"
+    )
+    init = commands.add_parser(
+        "init",
+        help="write a runnable adapter skeleton (python, node or go)",
+        description="Write an adapter skeleton into DIR: a server speaking agenttools/2 over "
+        "stdio (node, go) or an in-process factory (python), with a manifest, an expectations "
+        "file and a README of next steps. It declares no tools, so its first run passes.",
+    )
+    init.add_argument("--lang", required=True, choices=("python", "node", "go"))
+    init.add_argument("directory", metavar="DIR", help="where to write (created if missing)")
+    init.add_argument("--name", help="the implementation's name (default: from DIR)")
     serve = commands.add_parser(
         "serve", help="serve the reference (or any in-process implementation) over stdio"
     )
     serve.add_argument(
-        "--impl", help="serve this in-process factory 'package.module:factory' instead"
+        "--impl",
+        metavar="FACTORY",
+        help="serve this in-process factory 'package.module:factory' instead",
+    )
+    serve.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        metavar="N",
+        help="longest request line read whole; longer ones are answered -32600 (default 64 MiB)",
     )
     report = commands.add_parser(
-        "report", help="render one or more JSON reports (HTML matrix, Markdown summary)"
+        "report", help="render JSON reports: a Markdown summary or a page comparing runs"
     )
     report.add_argument("reports", nargs="+", metavar="REPORT.json")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML page")
-    report.add_argument("--markdown", metavar="FILE", help="write Markdown (default: stdout)")
+    report.add_argument(
+        "--markdown", metavar="FILE", help="write Markdown (default without --html: stdout)"
+    )
     baseline = commands.add_parser(
-        "baseline", help="print an expectations file covering a report's current failures"
+        "baseline", help="an expectations file covering a report's current failures"
     )
     baseline.add_argument("--report", required=True, metavar="REPORT.json")
+    baseline.add_argument(
+        "--prune",
+        metavar="FILE",
+        help="rewrite this expectations file from the report: keep the reasons of entries "
+        "that still apply, drop entries whose tests pass now, add new failures with TODO",
+    )
     selfcheck = commands.add_parser(
         "selfcheck",
         help="run the suite against the shipped broken implementations (each must fail) and "
@@ -318,7 +507,9 @@ def build_parser() -> argparse.ArgumentParser:
     selfcheck.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON")
     clauses = commands.add_parser("clauses", help="list the spec clauses")
     clauses.add_argument("--tool", help="only this tool's clauses")
-    clauses.add_argument("--markdown", action="store_true", help="print docs/spec.md")
+    clauses.add_argument(
+        "--markdown", action="store_true", help="print docs/spec.md (with --tool: that part)"
+    )
     return parser
 
 
@@ -330,11 +521,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         args, extra = args[:cut], args[cut + 1 :]
     parser = build_parser()
     ns = parser.parse_args(args)
-    if ns.command == "run" and bool(ns.mcp) != bool(ns.mcp_mapping):
+    if ns.command in ("run", "call") and bool(ns.mcp) != bool(ns.mcp_mapping):
         parser.error("--mcp and --mcp-mapping go together (see docs/mcp-adapter.md)")
     if ns.command == "run":
         return _run(ns, extra)
+    if extra:
+        parser.error(f"only `run` passes arguments after -- to pytest ({ns.command} got {extra})")
     commands = {
+        "call": _call,
+        "init": _init,
         "serve": _serve,
         "report": _report,
         "baseline": _baseline,

@@ -11,6 +11,7 @@ import base64
 import difflib
 import json
 import math
+import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -52,8 +53,28 @@ def wire_value(value: Any, *, what: str = "value") -> Any:
         return json.loads(json.dumps(value, allow_nan=False))
     except ValueError as exc:
         raise ContractViolation(f"{what} is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ContractViolation(f"{what} is nested too deeply to carry as JSON") from None
     except TypeError as exc:
         raise ContractViolation(f"{what} is not JSON data ({exc})") from None
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel, _REPR.maxlist, _REPR.maxdict, _REPR.maxtuple = 4, 10, 10, 10
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 80
+
+
+def _short(value: Any, width: int = 60) -> str:
+    """``repr(value)`` cut to ``width`` characters, never rendering a huge or deeply nested
+    value whole."""
+    if isinstance(value, str):
+        text = repr(value[:width])
+    else:
+        try:
+            text = _REPR.repr(value)
+        except (ValueError, RecursionError):  # an int too long to render
+            text = f"<{type(value).__name__}>"
+    return text if len(text) <= width else text[: width - 3] + "..."
 
 
 @dataclass(frozen=True)
@@ -74,16 +95,17 @@ class ToolCall:
         return normal
 
     def describe(self) -> str:
-        """A one-line rendering for error messages, long values shortened."""
+        """A one-line rendering for error messages, long values shortened (and bounded however
+        long or deeply nested a value is)."""
+        tool = _short(self.tool) if not isinstance(self.tool, str) else self.tool
+        tool = tool if len(tool) <= 60 else tool[:57] + "..."
         if not isinstance(self.arguments, Mapping):
-            return f"{self.tool}(<arguments {self.arguments!r:.60}>)"
-        parts = []
-        for key, value in self.arguments.items():
-            text = repr(value)
-            if len(text) > 60:
-                text = text[:57] + "..."
-            parts.append(f"{key}={text}")
-        return f"{self.tool}({', '.join(parts)})"
+            return f"{tool}(<arguments {_short(self.arguments)}>)"
+        parts = [
+            f"{key if isinstance(key, str) and len(key) <= 30 else _short(key, 30)}={_short(v)}"
+            for key, v in self.arguments.items()
+        ]
+        return f"{tool}({', '.join(parts)})"
 
 
 @dataclass(frozen=True)

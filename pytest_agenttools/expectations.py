@@ -32,6 +32,7 @@ class Entry:
     reason: str
     index: int
     matched: list[str] = field(default_factory=list)
+    left_out: bool = False
 
     def label(self) -> str:
         return f"[[{self.kind}]] #{self.index + 1} id={self.id!r}"
@@ -96,6 +97,19 @@ def load(path: str) -> list[Entry]:
     return entries
 
 
+def refuse_todo(path: str, entries: Iterable[Entry]) -> None:
+    """Strict mode: a reason that still says TODO (as ``agenttools baseline`` writes it) is no
+    reason; name every such entry."""
+    todo = [e for e in entries if e.reason.upper().startswith("TODO")]
+    if todo:
+        listed = "; ".join(e.label() for e in todo)
+        noun = "entry" if len(todo) == 1 else "entries"
+        raise pytest.UsageError(
+            f"{path}: --agenttools-strict refuses {len(todo)} {noun} whose reason still says "
+            f"TODO: {listed}. Write which behaviour breaks each clause."
+        )
+
+
 class Expectations:
     """Applies entries at collection and judges them after the run (on the controller)."""
 
@@ -104,15 +118,30 @@ class Expectations:
         self.strict = strict
         self.entries = load(path)
         self.outcomes: dict[str, list[str]] = {}
+        if strict:
+            refuse_todo(path, self.entries)
 
-    def apply(self, items: Iterable[pytest.Item]) -> None:
+    @staticmethod
+    def _facts(item: pytest.Item) -> tuple[str | None, str | None, frozenset[str]]:
         from .selection import clause_info
 
+        info = clause_info(item)
+        if info is None:
+            return markers.clause_of(item), None, frozenset()
+        return info.clause.id, info.tool, info.tags
+
+    def left_out(self, items: Iterable[pytest.Item]) -> None:
+        """Tests this run deselected (``--agenttools-tools``, ``-k`` ...): an entry that matches
+        one is not unmatched, the run just did not select its tests."""
         for item in items:
-            info = clause_info(item)
-            clause_id = info.clause.id if info else markers.clause_of(item)
-            tool = info.tool if info else None
-            tags = info.tags if info else frozenset()
+            clause_id, tool, tags = self._facts(item)
+            for entry in self.entries:
+                if matches(entry.id, item.nodeid, clause_id, tool, tags):
+                    entry.left_out = True
+
+    def apply(self, items: Iterable[pytest.Item]) -> None:
+        for item in items:
+            clause_id, tool, tags = self._facts(item)
             for entry in self.entries:
                 if not matches(entry.id, item.nodeid, clause_id, tool, tags):
                     continue
@@ -128,9 +157,15 @@ class Expectations:
     def record(self, entry_key: str, outcome: str) -> None:
         self.outcomes.setdefault(entry_key, []).append(outcome)
 
+    def seen(self) -> list[Entry]:
+        """Entries that match a test of this run, selected or left out."""
+        return [e for e in self.entries if e.matched or e.left_out]
+
     def unmatched(self, matched_keys: set[str] | None = None) -> list[Entry]:
+        """Entries that match no test of the suite (``matched_keys``: what the xdist workers
+        saw, as ``kind:id``)."""
         if matched_keys is None:
-            return [e for e in self.entries if not e.matched]
+            return [e for e in self.entries if not e.matched and not e.left_out]
         return [e for e in self.entries if f"{e.kind}:{e.id}" not in matched_keys]
 
     def stale(self) -> list[Entry]:

@@ -302,10 +302,15 @@ class GrepCount:
 class GrepObservation:
     """The results as data, in the order shown.
 
-    ``files`` (files_with_matches mode), ``lines`` (content mode) and ``counts`` (count mode);
-    every path is absolute or relative to the call's ``cwd``. ``truncated`` says more results
-    exist than were shown; ``next_offset`` is the canonical offset (results to skip) of the
-    next page; ``total`` is the number of results when known.
+    ``files`` (files_with_matches mode), ``lines`` (content mode) and ``counts`` (count mode).
+    Every path is absolute, or relative to the call's ``cwd`` (never to the search root),
+    normalised, with ``/`` separators; each undecodable byte of a file name is U+FFFD (the kit
+    compares them with ``assertions.resolve`` / ``relative_paths``). A line's ``text`` is the
+    line without its LF (a CR stays); when ``cut`` it holds the part shown (no marker). Context
+    lines have ``match`` false and are not results. ``truncated`` says results exist that this
+    page does not show (a later page, or results an output cap cut off; then ``next_offset``
+    may be None); ``next_offset`` is the canonical offset (results to skip) of the next page;
+    ``total`` is the number of results when known (a lower bound after an output cap).
     """
 
     mode: str
@@ -360,7 +365,8 @@ class GrepObservation:
 
 @dataclass(frozen=True)
 class GlobObservation:
-    """``paths`` in the order shown, each absolute or relative to the call's ``cwd``."""
+    """``paths`` in the order shown, as grep's (absolute or relative to the call's ``cwd``);
+    ``truncated``, ``next_offset`` and ``total`` as for grep."""
 
     paths: tuple[str, ...]
     truncated: bool
@@ -386,14 +392,28 @@ class GlobObservation:
 class BashObservation:
     """A command run (or a background task polled with ``task_output``).
 
-    ``output`` is the combined stdout and stderr as shown to the model (after the
-    implementation's cut; a cut view may hold a marker where text was left out);
-    ``truncated`` says it was cut and ``full_output_path`` where the whole output is.
+    ``output`` is the command's combined stdout and stderr as shown to the model (after the
+    implementation's cut; a cut view may hold a marker of the implementation's own where text
+    was left out; an empty output is ``""``, whatever the text says instead). When
+    ``truncated``, ``output_head`` and ``output_tail`` are the parts of the output the view
+    kept, exactly as shown and without any marker or notice: ``output_head`` a start of the
+    output (``""`` when only the end is shown), ``output_tail`` its end; the caps are judged on
+    them, in the limit's declared unit. ``full_output_path`` names a file with the whole output
+    (given at least when the view is cut); ``full_output_truncated`` says that file itself was
+    cut to ``bash.output_file_max_bytes`` (it then keeps a head and a tail).
+
     ``exit_code`` is None while running or when killed by a signal (then ``signal`` names it,
-    e.g. ``SIGKILL``). ``timeout_s`` is the timeout the implementation applied (None: none).
-    ``background`` with a ``task_id`` says the command runs on as a task (asked for, or moved
-    there after a soft-yield window); ``running`` is true while it has not ended.
-    ``env_removed`` lists the variable names removed from the command's environment.
+    e.g. ``SIGKILL``); ``timed_out`` and ``aborted`` say why the command was ended.
+    ``timeout_s`` is the timeout the implementation applied to the command, in seconds (None:
+    none, which no conforming command has). ``background`` with a ``task_id`` says the command
+    runs on as a task (asked for, or moved there after a soft-yield window); ``running`` is
+    true while it has not ended. ``env_removed`` lists the variable names removed from the
+    command's environment (reported at least once per command or task: in its result, or in
+    the start result of a task; None where not reported). ``trash_dir`` is where the
+    recoverable ``rm`` puts what it removes (feature ``bash.recoverable_delete``).
+
+    A refused call (bad arguments) is an error result whose observation has ``running``
+    false and no exit code: nothing ran.
     """
 
     exit_code: int | None
@@ -402,17 +422,28 @@ class BashObservation:
     aborted: bool
     output: str
     truncated: bool
+    output_head: str
+    output_tail: str | None
     full_output_path: str | None
+    full_output_truncated: bool
     timeout_s: float | None
     background: bool
     running: bool
     task_id: str | None
     env_removed: tuple[str, ...] | None
+    trash_dir: str | None
     raw: Mapping[str, Any]
 
     @property
     def finished(self) -> bool:
         return not self.running and not (self.background and self.exit_code is None)
+
+    @property
+    def ended(self) -> bool:
+        """The command ran and is over: an exit code, a signal, a timeout or an abort."""
+        return not self.running and (
+            self.exit_code is not None or self.signal is not None or self.timed_out or self.aborted
+        )
 
     @classmethod
     def parse(cls, f: _Fields) -> BashObservation:
@@ -424,12 +455,16 @@ class BashObservation:
             aborted=f.boolean("aborted"),
             output=f.string("output"),
             truncated=f.boolean("truncated"),
+            output_head=f.string("output_head"),
+            output_tail=f.opt_string("output_tail"),
             full_output_path=f.opt_string("full_output_path"),
+            full_output_truncated=f.boolean("full_output_truncated"),
             timeout_s=f.number("timeout_s"),
             background=f.boolean("background"),
             running=f.boolean("running"),
             task_id=f.opt_string("task_id"),
             env_removed=removed,
+            trash_dir=f.opt_string("trash_dir"),
             raw=f.raw,
         )
 

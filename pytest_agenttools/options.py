@@ -31,7 +31,8 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
     (
         "mcp-mapping",
         "agenttools_mcp_mapping",
-        "TOML file mapping canonical tools and arguments to the MCP server's (docs/mcp-adapter.md)",
+        "TOML file mapping canonical tools and arguments to the MCP server's own tools and "
+        "arguments, and their answers to observations (docs/mcp-adapter.md)",
         "string",
     ),
     (

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import pytest
 
+# pytest marks an installed plugin's whole distribution for assertion rewriting, but not an
+# editable install (its finder is invisible to pytest) nor a plugin loaded with -p while
+# autoloading is off; the suite's helpers (assertions, client, strategies) need it in every case.
+pytest.register_assert_rewrite("pytest_agenttools")
+
 PLUGIN_MODULES = ("pytest_agenttools.session", "pytest_agenttools.snapshots")
 #: adapter kinds register through the kit's own hook, as an outside plugin would
 ADAPTER_KINDS = (
@@ -30,6 +35,9 @@ def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
     pluginmanager.add_hookspecs(hookspecs)
 
 
+# First, so the session exists before any conftest's own pytest_configure reads it: a suite run
+# by path loads its conftest before this hook runs, and pluggy calls later plugins first.
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     import importlib
 

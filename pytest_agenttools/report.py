@@ -1,12 +1,17 @@
-"""Results as data first (clause x outcome, per conformance level), rendered second.
+"""Results as data (clause x outcome, per conformance level); ``render.py`` draws them.
 
 Reports arrive through ``pytest_runtest_logreport``, which also runs on the xdist controller,
 so the JSON report is complete under ``-n auto``. Each report carries the test's clause in its
 ``user_properties``; the implementation's identity comes from the workers' ``workeroutput``.
 
 A clause passes when its tests ran and passed. A test skipped for any reason is *not run*, never
-a pass: a MUST clause whose tests did not run is counted as not run in its conformance level
-(``core``, or the optional feature it belongs to), with the reason.
+a pass, and so is a clause this run did not select (``--agenttools-tools``, ``-k`` ...): every
+active clause of every declared tool is counted in its conformance level (``core``, or the
+optional feature it belongs to) as passed, failed, failed as expected or not run, and each clause
+that did not run has its reason. A partial run therefore never looks like a complete one.
+
+The JSON (format ``agenttools-report/2``) is the report; every other form (the terminal summary,
+Markdown, the HTML page) is drawn from it by ``render.py``.
 """
 
 from __future__ import annotations
@@ -14,12 +19,13 @@ from __future__ import annotations
 import json
 import time
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 
-from .clauses import CORE, Spec
+from .clauses import CORE, Clause, Spec
 from .expectations import PROPERTY as EXPECTATION_PROPERTY
 from .expectations import short_nodeid
 from .selection import CLAUSE_PROPERTY
@@ -29,6 +35,11 @@ OUTCOMES = ("passed", "failed", "skipped", "xfailed", "xpassed", "error")
 #: one verdict per clause; the counts of a level use these names
 VERDICTS = ("passed", "failed", "expected", "not_run")
 MESSAGE_CHARS = 4000
+ASSERTION_CHARS = 600
+NOT_RUN_PREFIX = "not run: "
+#: the plugin name of the terminal summary; ``-p no:agenttools-summary`` leaves it out (the
+#: ``agenttools`` command does, and prints the same summary itself after pytest's last line)
+SUMMARY_PLUGIN = "agenttools-summary"
 
 
 @dataclass
@@ -38,6 +49,7 @@ class TestRecord:
     outcome: str = "passed"
     duration: float = 0.0
     message: str = ""
+    assertion: str = ""
     expectation: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -48,6 +60,7 @@ class TestRecord:
             "outcome": self.outcome,
             "duration": round(self.duration, 4),
             "message": self.message,
+            "assertion": self.assertion,
             "expectation": self.expectation,
         }
 
@@ -63,7 +76,24 @@ def _message(report: pytest.TestReport) -> str:
     return text[-MESSAGE_CHARS:]
 
 
-def clause_verdict(outcomes: list[str]) -> str:
+def assertion_of(message: str) -> str:
+    """The failing assertion of a pytest failure text: its ``E`` lines, else its last line."""
+    lines = [line[1:].strip() for line in message.splitlines() if line.startswith("E ")]
+    if not lines:
+        lines = [line.strip() for line in message.splitlines() if line.strip()][-1:]
+    return "\n".join(lines)[:ASSERTION_CHARS]
+
+
+def _assertion(report: pytest.TestReport) -> str:
+    """What failed, in one place: pytest's crash message (the assertion with its explanation)."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    message = getattr(crash, "message", None)
+    if isinstance(message, str) and message.strip():
+        return message.strip()[:ASSERTION_CHARS]
+    return assertion_of(report.longreprtext or "")
+
+
+def clause_verdict(outcomes: Sequence[str]) -> str:
     """One verdict per clause from its tests' outcomes (expectation skips count as xfailed).
 
     A failure wins, then an unexpected pass of an expected failure, then an expected failure,
@@ -75,7 +105,7 @@ def clause_verdict(outcomes: list[str]) -> str:
     return "skipped"
 
 
-def level_verdict(verdict: str) -> str:
+def level_verdict(verdict: str | None) -> str:
     """The clause verdict as one of VERDICTS (an unexpected pass is a pass)."""
     return {
         "passed": "passed",
@@ -83,7 +113,133 @@ def level_verdict(verdict: str) -> str:
         "failed": "failed",
         "error": "failed",
         "xfailed": "expected",
-    }.get(verdict, "not_run")
+    }.get(verdict or "", "not_run")
+
+
+def why_not_run(message: str) -> str:
+    """A skip message as a reason shared by every clause it applies to (without pytest's
+    "Skipped:" and the kit's "not run:" prefixes)."""
+    text = message.strip()
+    for prefix in ("Skipped:", NOT_RUN_PREFIX):
+        if text.startswith(prefix):
+            text = text[len(prefix) :].strip()
+    return text.splitlines()[0] if text else "skipped"
+
+
+def applies(clause: Clause, tools: frozenset[str] | None) -> bool:
+    """Whether the clause is part of an implementation's levels (``tools``: its declared tools,
+    None when no manifest is known). A clause "tool" that is no tool (the robustness clauses)
+    applies to every implementation, whatever tools it declares."""
+    return tools is None or clause.tool in tools or clause.for_every_implementation
+
+
+def declared_tools(implementation: Mapping[str, Any]) -> frozenset[str] | None:
+    manifest = implementation.get("manifest")
+    if not isinstance(manifest, Mapping) or "tools" not in manifest:
+        return None
+    return frozenset(str(t) for t in manifest.get("tools") or ())
+
+
+def compute_levels(
+    spec: Spec,
+    verdicts: Mapping[str, str],
+    not_run: Mapping[str, str],
+    implementation: Mapping[str, Any],
+) -> dict[str, Any]:
+    """Per conformance level (core, then each feature) and requirement level (MUST, SHOULD):
+    how many clauses passed, failed, failed as expected and did not run, and why not.
+
+    Every active clause of a declared tool counts, whether or not this run selected it.
+    """
+    manifest = implementation.get("manifest")
+    features = set(manifest.get("features") or ()) if isinstance(manifest, Mapping) else set()
+    tools = declared_tools(implementation)
+    levels: dict[str, Any] = {}
+    for clause in spec.active():
+        if not applies(clause, tools):
+            continue  # a tool the implementation does not have is not part of its levels
+        name = clause.conformance_level
+        entry = levels.setdefault(
+            name,
+            {
+                "declared": name == CORE or all(f in features for f in clause.features),
+                "MUST": dict.fromkeys(VERDICTS, 0),
+                "SHOULD": dict.fromkeys(VERDICTS, 0),
+                "not_run_reasons": {},
+            },
+        )
+        verdict = level_verdict(verdicts.get(clause.id))
+        entry[clause.level][verdict] += 1
+        if verdict == "not_run":
+            reason = why_not_run(not_run.get(clause.id, "not in this run"))
+            entry["not_run_reasons"][reason] = entry["not_run_reasons"].get(reason, 0) + 1
+    ordered = {CORE: levels.pop(CORE)} if CORE in levels else {}
+    ordered.update(sorted(levels.items()))
+    return ordered
+
+
+def undeclared_tools(spec: Spec, implementation: Mapping[str, Any]) -> dict[str, int]:
+    """Tools with clauses that the implementation does not declare, with their clause counts."""
+    tools = declared_tools(implementation)
+    if tools is None:
+        return {}
+    counts = Counter(c.tool for c in spec.active() if not applies(c, tools))
+    return dict(sorted(counts.items()))
+
+
+@dataclass(frozen=True)
+class RunSelection:
+    """What part of the suite a run chose; names the reason a clause was not selected."""
+
+    tools: tuple[str, ...] = ()
+    features: tuple[str, ...] = ()
+    keyword: str = ""
+    markers: str = ""
+    paths: tuple[str, ...] = ()
+
+    @classmethod
+    def from_config(cls, config: pytest.Config) -> RunSelection:
+        from .clauses import suite_dir
+        from .selection import split_list
+        from .session import get_session
+
+        settings = get_session(config).settings
+        suite = str(suite_dir())
+        whole = {"pytest_agenttools.conformance", suite, suite + "/"}
+        return cls(
+            tools=tuple(sorted(split_list(settings.tools))),
+            features=tuple(sorted(split_list(settings.features))),
+            keyword=str(getattr(config.option, "keyword", "") or ""),
+            markers=str(getattr(config.option, "markexpr", "") or ""),
+            paths=tuple(a for a in config.args if a not in whole),
+        )
+
+    def describe(self) -> str:
+        parts = []
+        if self.tools:
+            parts.append(f"tools {','.join(self.tools)}")
+        if self.features:
+            parts.append(f"features {','.join(self.features)}")
+        if self.keyword:
+            parts.append(f"-k {self.keyword!r}")
+        if self.markers:
+            parts.append(f"-m {self.markers!r}")
+        if self.paths:
+            parts.append("tests " + " ".join(short_nodeid(p) for p in self.paths))
+        return "; ".join(parts)
+
+    def reason(self) -> str:
+        described = self.describe()
+        return f"not selected by this run ({described})" if described else "not in this run"
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "tools": list(self.tools),
+            "features": list(self.features),
+            "keyword": self.keyword,
+            "markers": self.markers,
+            "paths": list(self.paths),
+        }
 
 
 @dataclass
@@ -93,6 +249,7 @@ class ConformanceReport:
     started: float = field(default_factory=time.time)
     expectations: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)
+    selection: RunSelection = field(default_factory=RunSelection)
 
     def add(self, report: pytest.TestReport) -> None:
         props = _properties(report)
@@ -110,9 +267,12 @@ class ConformanceReport:
                 record.outcome = report.outcome
             if not report.passed or wasxfail:
                 record.message = _message(report) or getattr(report, "wasxfail", "")
+            if report.failed or (wasxfail and report.skipped):
+                record.assertion = _assertion(report)
         elif report.failed:
             record.outcome = "error"
             record.message = _message(report)
+            record.assertion = _assertion(report)
         elif report.skipped and report.when == "setup":
             record.outcome = "xfailed" if wasxfail else "skipped"
             record.message = _message(report) or getattr(report, "wasxfail", "")
@@ -129,8 +289,8 @@ class ConformanceReport:
         return grouped
 
     def clauses(self) -> dict[str, str]:
-        """One verdict per clause. A test skipped by an expectations entry is a known failure
-        that was not run, so it counts as an expected failure, never as a pass."""
+        """One verdict per clause that this run selected. A test skipped by an expectations
+        entry is a known failure that was not run: an expected failure, never a pass."""
         out = {}
         for cid, records in sorted(self._by_clause().items()):
             outcomes = []
@@ -142,53 +302,44 @@ class ConformanceReport:
             out[cid] = clause_verdict(outcomes)
         return out
 
-    def not_run_reasons(self) -> dict[str, str]:
-        """For each clause that did not run, why (the skip message of its first test)."""
+    def not_run_reasons(self, spec: Spec | None = None) -> dict[str, str]:
+        """For each clause that did not run, why: the skip message of its first test, or (with
+        the spec) that this run did not select it."""
         verdicts = self.clauses()
         reasons = {}
         for cid, records in self._by_clause().items():
             if verdicts.get(cid) == "skipped":
                 reasons[cid] = next((r.message for r in records if r.message), "skipped")
-        return reasons
+        if spec is not None:
+            tools = declared_tools(self.implementation)
+            for clause in spec.active():
+                if clause.id not in verdicts and applies(clause, tools):
+                    reasons[clause.id] = self.selection.reason()
+        return dict(sorted(reasons.items()))
 
     def levels(self, spec: Spec) -> dict[str, Any]:
-        """Per conformance level (core, then each feature) and requirement level (MUST,
-        SHOULD): how many clauses passed, failed, failed as expected, and did not run."""
-        verdicts = self.clauses()
-        declared = set((self.implementation.get("manifest") or {}).get("features", []))
-        tools = set((self.implementation.get("manifest") or {}).get("tools", []))
-        levels: dict[str, Any] = {}
-        for clause in spec.active():
-            if clause.id not in verdicts or (tools and clause.tool not in tools):
-                continue  # a tool the implementation does not have is not part of its levels
-            name = clause.conformance_level
-            entry = levels.setdefault(
-                name,
-                {
-                    "declared": name == CORE or all(f in declared for f in clause.features),
-                    "MUST": dict.fromkeys(VERDICTS, 0),
-                    "SHOULD": dict.fromkeys(VERDICTS, 0),
-                },
-            )
-            entry[clause.level][level_verdict(verdicts[clause.id])] += 1
-        ordered = {CORE: levels.pop(CORE)} if CORE in levels else {}
-        ordered.update(sorted(levels.items()))
-        return ordered
+        """The conformance levels of this run (``compute_levels``)."""
+        return compute_levels(spec, self.clauses(), self.not_run_reasons(spec), self.implementation)
 
     def to_json(self, spec: Spec | None = None) -> dict[str, Any]:
+        verdicts = self.clauses()
+        not_run = self.not_run_reasons(spec)
         data: dict[str, Any] = {
             "format": REPORT_FORMAT,
             "implementation": self.implementation,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
+            "selection": self.selection.to_json(),
             "summary": self.summary(),
             "duration": round(time.time() - self.started, 3),
-            "clauses": self.clauses(),
-            "not_run": self.not_run_reasons(),
+            "clauses": verdicts,
+            "not_run": not_run,
             "expectations": self.expectations,
             "problems": self.problems,
             "tests": [r.to_json() for r in sorted(self.tests.values(), key=lambda r: r.nodeid)],
         }
         if spec is not None:
-            data["levels"] = self.levels(spec)
+            data["levels"] = compute_levels(spec, verdicts, not_run, self.implementation)
+            data["undeclared_tools"] = undeclared_tools(spec, self.implementation)
         return data
 
     def write(self, path: str, spec: Spec | None = None) -> None:
@@ -197,30 +348,38 @@ class ConformanceReport:
             handle.write("\n")
 
 
-def level_lines(levels: dict[str, Any]) -> list[str]:
-    """One line per conformance level: MUST and SHOULD passed, failed, expected, not run."""
-    lines = []
-    for name, entry in levels.items():
-        parts = []
-        for requirement in ("MUST", "SHOULD"):
-            counts = entry[requirement]
-            total = sum(counts.values())
-            if not total:
-                continue
-            shown = [f"{counts['passed']}/{total} passed"]
-            shown += [
-                f"{counts[k]} {label}"
-                for k, label in (
-                    ("failed", "failed"),
-                    ("expected", "expected failures"),
-                    ("not_run", "not run"),
+class TerminalSummary:
+    """pytest's terminal section for the run: the conformance levels and the clauses that did
+    not pass (drawn by ``render.py``), expectation problems, and where the report went."""
+
+    def __init__(self, owner: ReportPlugin) -> None:
+        self.owner = owner
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        owner = self.owner
+        if owner.is_worker():
+            return
+        if owner.ran_conformance():
+            from .render import Run, terminal_lines
+            from .selection import spec_of
+
+            spec = spec_of(owner.config)
+            terminalreporter.section("agenttools conformance")
+            run = Run.from_report(owner.report.to_json(spec), spec)
+            verbose = owner.config.get_verbosity() > 0
+            for line in terminal_lines(run, verbose=verbose, problems=False):
+                terminalreporter.write_line(line)
+        if owner.report.problems:
+            strict = owner.expectations is not None and owner.expectations.strict
+            terminalreporter.section("agenttools expectations", red=strict, yellow=not strict)
+            for line in owner.report.problems:
+                terminalreporter.write_line(line)
+            if not strict:
+                terminalreporter.write_line(
+                    "(fatal with --agenttools-strict, or `agenttools run --strict`)"
                 )
-                if counts[k]
-            ]
-            parts.append(f"{requirement} " + ", ".join(shown))
-        state = "" if entry["declared"] else " (not declared)"
-        lines.append(f"{name}{state}: " + "; ".join(parts))
-    return lines
+        if owner.path:
+            terminalreporter.write_sep("-", f"agenttools report written to {owner.path}")
 
 
 class ReportPlugin:
@@ -233,16 +392,28 @@ class ReportPlugin:
         self.report = ConformanceReport()
         self.worker_matched: set[str] | None = None
 
-    def _is_worker(self) -> bool:
+    def is_worker(self) -> bool:
         return hasattr(self.config, "workerinput")
 
     def _is_controller(self) -> bool:
-        return not self._is_worker() and self.config.pluginmanager.has_plugin("dsession")
+        return not self.is_worker() and self.config.pluginmanager.has_plugin("dsession")
+
+    def ran_conformance(self) -> bool:
+        return any(r.clause for r in self.report.tests.values())
+
+    def pytest_configure(self, config: pytest.Config) -> None:
+        # registered under its own name so that ``-p no:agenttools-summary`` can leave it out
+        if not config.pluginmanager.is_blocked(SUMMARY_PLUGIN):
+            config.pluginmanager.register(TerminalSummary(self), SUMMARY_PLUGIN)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
         if self.expectations is not None:
             self.expectations.apply(items)
+
+    def pytest_deselected(self, items: list[pytest.Item]) -> None:
+        if self.expectations is not None:
+            self.expectations.left_out(items)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.report.add(report)
@@ -256,26 +427,24 @@ class ReportPlugin:
             matched = set(output["agenttools_matched"])
             self.worker_matched = matched | (self.worker_matched or set())
 
-    def _ran_conformance(self) -> bool:
-        return any(r.clause for r in self.report.tests.values())
-
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         from .session import get_session
 
         agent = get_session(self.config)
-        if self._is_worker():
+        if self.is_worker():
             workeroutput = self.config.workeroutput  # type: ignore[attr-defined]
             workeroutput["agenttools_implementation"] = agent.describe()
             if self.expectations is not None:
                 workeroutput["agenttools_matched"] = sorted(
-                    f"{e.kind}:{e.id}" for e in self.expectations.entries if e.matched
+                    f"{e.kind}:{e.id}" for e in self.expectations.seen()
                 )
             agent.close()
             return
         if not self.report.implementation:
             self.report.implementation = agent.describe()
         agent.close()
+        self.report.selection = RunSelection.from_config(self.config)
         if self.expectations is not None:
             matched = self.worker_matched if self._is_controller() else None
             for record in self.report.tests.values():
@@ -289,24 +458,3 @@ class ReportPlugin:
             from .selection import spec_of
 
             self.report.write(self.path, spec_of(self.config))
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self._is_worker():
-            return
-        if self._ran_conformance():
-            from .selection import spec_of
-
-            terminalreporter.section("agenttools conformance")
-            name = self.report.implementation.get("name", "?")
-            terminalreporter.write_line(f"implementation: {name}")
-            for line in level_lines(self.report.levels(spec_of(self.config))):
-                terminalreporter.write_line(line)
-        if self.report.problems:
-            strict = self.expectations is not None and self.expectations.strict
-            terminalreporter.section("agenttools expectations", red=strict, yellow=not strict)
-            for line in self.report.problems:
-                terminalreporter.write_line(line)
-            if not strict:
-                terminalreporter.write_line("(fatal with --agenttools-strict)")
-        if self.path:
-            terminalreporter.write_sep("-", f"agenttools report written to {self.path}")

@@ -39,6 +39,8 @@ class SuiteRun:
     modules: Sequence[str] = ()
     quiet: bool = True
     extra: Sequence[str] = field(default_factory=tuple)
+    #: False: pytest's output leaves out the conformance section (the caller prints it)
+    pytest_summary: bool = True
 
     def args(self) -> list[str]:
         from .clauses import suite_dir
@@ -59,6 +61,10 @@ class SuiteRun:
         ]
         if self.quiet:
             args += ["-q", "-rfE"]
+        if not self.pytest_summary:
+            from .report import SUMMARY_PLUGIN
+
+            args += ["-p", f"no:{SUMMARY_PLUGIN}"]
         for flag, value in (
             ("impl", self.impl),
             ("cmd", self.cmd),

@@ -65,9 +65,6 @@ class Selection:
         self.tools = split_list(tools)
         self.features = split_list(features)
         self.registered: set[str] = set()
-        if (self.tools or self.features) and hasattr(config.option, "warn_unused_snapshots"):
-            # goldens of deselected tests are not stale; syrupy would count them as unused
-            config.option.warn_unused_snapshots = True
 
     def _register(self, name: str) -> None:
         if name not in self.registered:
@@ -82,12 +79,9 @@ class Selection:
         if not any(ident for _, ident in marked):
             return
         spec = spec_of(config).by_id()
-        keep: list[pytest.Item] = []
-        drop: list[pytest.Item] = []
         for item, ident in marked:
             clause = spec.get(ident or "")
             if clause is None:
-                keep.append(item)
                 continue
             features = tuple(dict.fromkeys((*clause.features, *markers.features_of(item))))
             tags = frozenset({*features, *clause.tags})
@@ -96,8 +90,22 @@ class Selection:
             for name in {clause.tool, *tags}:
                 self._register(marker_name(name))
                 item.add_marker(marker_name(name))
-            wanted = (not self.tools or clause.tool in self.tools) and (
-                not self.features or bool(tags & self.features)
+
+    # (a second implementation of the hook: pytest reads only names that start with pytest_)
+    @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+    def pytest_deselect_unchosen(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Keep the chosen tools' and tags' tests. This runs after syrupy has seen every
+        collected test, so it counts the goldens of the tests left out as not selected (not as
+        unused goldens to delete)."""
+        if not self.tools and not self.features:
+            return
+        keep: list[pytest.Item] = []
+        drop: list[pytest.Item] = []
+        for item in items:
+            info = clause_info(item)
+            wanted = info is None or (
+                (not self.tools or info.tool in self.tools)
+                and (not self.features or bool(info.tags & self.features))
             )
             (keep if wanted else drop).append(item)
         if drop:

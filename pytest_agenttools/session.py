@@ -125,8 +125,23 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     if item.get_closest_marker(markers.SLOW) and not session.settings.slow:
         pytest.skip(f"{NOT_RUN}slow clause; run with --agenttools-slow")
     manifest = session.manifest
-    if info is not None and not manifest.has_tool(info.tool):
-        pytest.skip(f"{NOT_RUN}tool {info.tool} not declared by {manifest.name}")
+    clause = info.clause if info is not None else None
+    tool_wide = clause is not None and not clause.for_every_implementation
+    if clause is not None and tool_wide and not manifest.has_tool(clause.tool):
+        pytest.skip(f"{NOT_RUN}tool {clause.tool} not declared by {manifest.name}")
+    if clause is not None and clause.transports:
+        adapter = session.adapter
+        transport = getattr(adapter, "transport", None)
+        if transport not in clause.transports:
+            pytest.skip(
+                f"{NOT_RUN}judges what only the {' or '.join(clause.transports)} transport "
+                f"carries; {adapter.describe()} speaks {transport or 'another transport'}"
+            )
+    # an adapter may be unable to run a declared tool safely (an MCP shell server with no way
+    # to run commands in the test's workspace): its clauses are not run, with the adapter's reason
+    unsafe = getattr(session.adapter, "not_run", {}).get(clause.tool) if clause else None
+    if unsafe:
+        pytest.skip(f"{NOT_RUN}{unsafe}")
     for name in features:
         if not manifest.has_feature(name):
             pytest.skip(f"{NOT_RUN}optional feature {name} not declared by {manifest.name}")

@@ -266,7 +266,9 @@ def _keepalive_name(command: Any) -> tuple[str | None, list[str | None]]:
 
 
 def analyze(command: str) -> dict[str, Any]:
-    """The class, reasons, top-level parts and keepalive flag of ``command``."""
+    """The class, reasons, top-level parts and keepalive flag of ``command``: BASH-AN-01 (the
+    classes), BASH-AN-02 (split, highest wins, fail closed), BASH-AN-03 (keepalive), BASH-AN-04
+    (depends on what the shell does, not on spelling)."""
     tree = _parser().parse(command.encode("utf-8"))
     root = tree.root_node
     if root.has_error:

@@ -82,7 +82,7 @@ def truthy(value: str | None) -> bool:
 
 
 def choose_mode(explicit: str | None, env: Mapping[str, str]) -> str:
-    """Explicit setting, then the mode variable, then CI flags (scrub), else off."""
+    """BASH-ENV-02: explicit setting, then the mode variable, then CI flags (scrub), else off."""
     for source, value in (("setting", explicit), (MODE_VARIABLE, env.get(MODE_VARIABLE))):
         if value is not None and value.strip():
             mode = value.strip().lower()
@@ -101,7 +101,10 @@ def _protected(name: str) -> bool:
 def sanitize(
     env: Mapping[str, str], explicit: str | None = None, allow: Iterable[str] = ()
 ) -> Sanitized:
-    """The child's environment, the mode used, and the sorted names removed by either layer."""
+    """The child's environment, the mode used, and the sorted names removed by either layer.
+
+    BASH-ENV-01 (layer A), BASH-ENV-03 (scrub), BASH-ENV-04 (strict); the lists are the spec's
+    tables ``bash.env_*`` (a kit test keeps them equal)."""
     mode = choose_mode(explicit, env)
     allowed = {name.upper() for name in allow}
     allowed |= {n.strip().upper() for n in env.get(ALLOW_VARIABLE, "").split(",") if n.strip()}

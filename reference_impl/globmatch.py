@@ -106,3 +106,79 @@ def compile_glob(pattern: str) -> re.Pattern[str]:
     glob = pattern.rstrip("/")
     body = _translate(glob.lstrip("/")) if has_slash(glob) else "(?:.*/)?" + _translate(glob)
     return re.compile(body + r"\Z", re.S)
+
+
+# --- the bash and minimatch dialects ---------------------------------------------------------
+# A tool may declare another glob dialect (manifest ``dialect.glob``). These match the whole
+# relative path, anchored at the search directory: a pattern without ``/`` names top-level files
+# only. ``**`` alone in a segment spans zero or more directories; elsewhere it is ``*``. A name
+# that starts with ``.`` is matched only by a segment that starts with ``.`` unless ``dot`` is
+# set (bash without ``dotglob``; minimatch's ``dot`` option). Braces expand first, as in bash.
+
+MAX_ALTERNATIVES = 1024
+
+
+class GlobSyntaxError(ValueError):
+    """A pattern that cannot be read in the dialect (the message says why)."""
+
+
+def expand_braces(pattern: str, limit: int = MAX_ALTERNATIVES) -> list[str]:
+    """``a{b,c}d`` -> ``[abd, acd]`` (nested, left to right); unbalanced braces stay literal."""
+    start = -1
+    depth = 0
+    for index, char in enumerate(pattern):
+        if char == "\\":
+            continue
+        if char == "{":
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                body = pattern[start + 1 : index]
+                options = _split_alternatives(body)
+                if len(options) < 2:
+                    continue
+                head, tail = pattern[:start], pattern[index + 1 :]
+                out: list[str] = []
+                for option in options:
+                    for rest in expand_braces(head + option + tail, limit):
+                        out.append(rest)
+                        if len(out) > limit:
+                            raise GlobSyntaxError(
+                                f"the braces expand to more than {limit} alternatives"
+                            )
+                return list(dict.fromkeys(out))
+    return [pattern]
+
+
+def _segment(segment: str, dot: bool) -> str:
+    """One path segment (no ``/``) as a regex; ``**`` inside a segment is ``*``."""
+    body = _translate(segment.replace("**", "*")) if segment else ""
+    if not dot and not segment.startswith("."):
+        return r"(?!\.)" + body
+    return body
+
+
+def compile_anchored(pattern: str, *, dot: bool) -> re.Pattern[str]:
+    """A regex that full-matches the relative file paths a bash/minimatch pattern selects."""
+    alternatives = []
+    for expanded in expand_braces(pattern):
+        text = expanded
+        while text.startswith("./"):
+            text = text[2:]
+        segments = text.split("/")
+        any_name = r"[^/]+" if dot else r"(?!\.)[^/]+"
+        parts: list[str] = []
+        for index, segment in enumerate(segments):
+            last = index == len(segments) - 1
+            if segment == "**":
+                # a final ** lists every file below; elsewhere it spans zero or more directories
+                parts.append(f"(?:{any_name}/)*{any_name}" if last else f"(?:{any_name}/)*")
+            elif last and segment == "":
+                parts.append(r"(?!)")  # a trailing slash names directories, never a file
+            else:
+                parts.append(_segment(segment, dot) + ("" if last else "/"))
+        alternatives.append("".join(parts))
+    return re.compile("(?:" + "|".join(alternatives) + r")\Z", re.S)

@@ -2,22 +2,29 @@
 
 Three output modes: ``files_with_matches`` (default; one path per line, newest first),
 ``content`` (``path:N:text`` for matching lines, ``path-N-text`` for context lines) and
-``count`` (``path:N`` matches per file). Paths are relative to the searched directory, with
-``/`` separators. Results are collected in full, ordered, then paged with ``offset``/``limit``.
+``count`` (``path:N`` matches per file). Paths in the text are relative to the searched
+directory, with ``/`` separators; ``details.observation`` carries the same results as data
+(paths relative to the call's ``cwd``, or absolute outside it). Results are collected in full,
+ordered, then paged with ``offset``/``limit``.
+
+Every system operation goes through the operations port (``search_ops.GrepOps``).
 """
 
 from __future__ import annotations
 
 import os
 import re
+import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
-from . import ripgrep, search_filters, search_root
+from . import ripgrep, search_input, search_root
 from .arguments import Param, check
 from .context import CallContext
 from .results import ToolError, text_result
-from .search_paging import Page, check_offset_limit, newest_first, page_of, shown_name
+from .search_ops import GrepOps
+from .search_paging import Page, check_offset_limit, observed_path, page_of, shown_name
 
 FEATURES = (
     "grep.content",
@@ -25,6 +32,7 @@ FEATURES = (
     "grep.count",
     "grep.default_excludes",
     "grep.gitignore",
+    "grep.gitignore_outside_git",
     "grep.literal",
 )
 LIMITS: dict[str, int | float] = {
@@ -34,6 +42,7 @@ LIMITS: dict[str, int | float] = {
     "grep.max_output_bytes": 8 * 1024 * 1024,
     "grep.max_filesize": 1024 * 1024,
 }
+OPS = GrepOps()
 PARAMS = (
     Param("pattern", str, required=True),
     Param("path", str),
@@ -49,94 +58,127 @@ MODES = ("files_with_matches", "content", "count")
 LINE_CUT_SUFFIX = "... (line truncated)"
 CONTENT_LINE = re.compile(rb"^(\d+)([:-])(.*)$", re.S)
 REGEX_ERROR = ("regex parse error", "error parsing", "regex could not be compiled")
+TOO_COMPLEX = ("exceeds size limit", "memory allocation")
+BINARY_MATCH = b"binary file matches"
+#: A context wider than this shows the same lines as this (no searchable file has more).
+MAX_CONTEXT = 10**9
+#: Records parsed between two looks at the cancel switch.
+CANCEL_EVERY = 4096
+
+
+@dataclass
+class Found:
+    """One page of results: the text lines, the observation's entries, and notes."""
+
+    lines: list[str]
+    page: Page
+    observed: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
-    args = check("grep", PARAMS, arguments)
-    pattern = args["pattern"]
-    if pattern == "":
-        raise ToolError(
-            "invalid_argument", "grep: pattern is empty. Pass the text or regex to search for."
-        )
+    args = check("grep", PARAMS, arguments)  # GREP-ARG-01
+    ops: GrepOps = ctx.ops_for("grep", OPS)
+    pattern = _pattern(args["pattern"], ops)
     mode = args.get("output_mode", "files_with_matches")
     if mode not in MODES:
         raise ToolError(
             "invalid_argument",
-            f"grep: output_mode must be one of {', '.join(MODES)}, got {mode!r}.",
+            f"grep: output_mode must be one of {', '.join(MODES)}, got {mode!r:.60}.",
         )
     context = args.get("context", 0)
     if context < 0:
         raise ToolError("invalid_argument", f"grep: context must be 0 or more, got {context}.")
+    context = min(context, MAX_CONTEXT)  # GREP-INPUT-01: 10^12 shows what 10^9 shows
     offset, limit = check_offset_limit(args, "grep")
-    user_globs = _user_globs(args.get("glob"))
-    root = search_root.resolve(args.get("path"), ctx.cwd, ctx.env, "grep")
-    if root.sensitive:
-        return search_root.sensitive_result(root, "No matches", mode=mode)
+    user_globs = _user_globs(args.get("glob"), ops)
+    root = ops.resolve_root(args.get("path"), ctx.cwd, ctx.env, "grep")
+    if root.sensitive:  # GREP-SENS-04: the exclusions match below a root, never the root
+        return search_root.sensitive_result(
+            root, "No matches", mode=mode, observation=_observation(mode, Page(0, 0, 0, None))
+        )
     limits = ctx.limits
-    argv = [
-        ripgrep.rg_path(ctx.services),
-        *ripgrep.BASE_FLAGS,
-        f"--max-filesize={limits['grep.max_filesize']}",
-        *_mode_flags(mode, context),
-    ]
-    if args.get("literal"):
-        argv.append("--fixed-strings")
-    if args.get("ignore_case"):
-        argv.append("--ignore-case")
-    argv.append(f"--regexp={pattern}")
-    inside = search_filters.inside_default_excluded(root.directory, ctx.cwd)
-    argv += search_filters.glob_arguments(user_globs, default_dirs=not inside)
-    argv.append("--")
-    if root.target is not None:
-        argv.append(root.target)
-    found = ripgrep.run(
-        argv,
-        root.directory,
-        timeout=limits["grep.timeout_s"],
-        max_bytes=limits["grep.max_output_bytes"],
-        cancel=ctx.cancel,
-    )
+    if root.target is not None and not ops.named_file(root, limits["grep.max_filesize"]):
+        return _result(
+            Found([], Page(0, 0, 0, None), {}), mode, root.path, pattern, ripgrep.RgRun(b"", "", 0)
+        )
+    with ops.pattern_arguments(pattern) as pattern_args:
+        argv = [
+            ops.rg(ctx.services),
+            *ops.base_flags(),
+            f"--max-filesize={limits['grep.max_filesize']}",  # GREP-SIZE-01
+            *_mode_flags(mode, context),
+        ]
+        if args.get("literal"):
+            argv.append("--fixed-strings")  # GREP-LIT-01
+        if args.get("ignore_case"):
+            argv.append("--ignore-case")  # GREP-CASE-01
+        argv += pattern_args
+        inside = ops.inside_default_excluded(root.directory, ctx.cwd)
+        argv += ops.selection(user_globs, default_dirs=not inside)  # GREP-EXCL-01
+        argv.append("--")
+        if root.target is not None:
+            argv.append(root.target)
+        found = ops.run(
+            argv,
+            root.directory,
+            timeout=limits["grep.timeout_s"],
+            max_bytes=limits["grep.max_output_bytes"],
+            cancel=ctx.cancel,
+            env=ops.engine_env(ctx.env),
+        )
     _check_run(found, pattern, limits["grep.timeout_s"])
+    keep = ops.path_filter(user_globs) if root.target is None else None
+    where = _Where(root.directory, ctx.cwd, ctx.cancel)
     cap = limits["grep.max_results"]
-    base = os.fsencode(root.directory)
-    keep = search_filters.path_filter(user_globs) if root.target is None else None
-    extra: dict[str, Any] = {}
     if mode == "files_with_matches":
-        names = found.records(b"\0")
-        if keep is not None:
-            names = [name for name in names if keep(name)]
-        names = newest_first(base, names)
-        chosen, page = page_of(names, offset, limit, cap)
-        lines = [shown_name(name) for name in chosen]
-        unit = "files"
+        result = _files(found, where, offset, limit, cap, keep, ops)
     elif mode == "count":
-        counts = [c for c in _counts(found.records(b"\n")) if keep is None or keep(c[0])]
-        chosen_counts, page = page_of(counts, offset, limit, cap)
-        lines = [f"{shown_name(name)}:{n}" for name, n in chosen_counts]
-        unit = "files"
-        extra["total_matches"] = sum(n for _, n in counts)
+        result = _count(found, where, offset, limit, cap, keep)
     else:
-        lines, page, cut = _content(found.records(b"\n"), offset, limit, cap, context, limits, keep)
-        unit = "matches"
-        if cut:
-            extra["line_truncations"] = cut
-            extra["note"] = (
-                f"[{cut} line(s) longer than {limits['grep.max_line_chars']} characters were "
-                "cut; read the file to see them whole.]"
-            )
-    return _result(lines, page, unit, mode, root.path, pattern, found, extra)
+        result = _content(found, where, offset, limit, cap, context, limits, keep, ops)
+    return _result(result, mode, root.path, pattern, found)
 
 
-def _user_globs(value: str | list[Any] | None) -> list[str]:
+def _pattern(raw: str, ops: GrepOps) -> str:
+    if raw == "":
+        raise ToolError(
+            "invalid_argument", "grep: pattern is empty. Pass the text or regex to search for."
+        )
+    ops.check_text(
+        raw,
+        "grep",
+        "pattern",
+        max_chars=search_input.MAX_PATTERN_CHARS,
+        what="patterns",
+    )
+    if "\n" in raw or "\r" in raw:
+        raise ToolError(
+            "invalid_argument",
+            "grep: pattern contains a line break; grep matches within single lines. Search for "
+            "one line of the text (or a part of it) at a time.",
+        )
+    return raw
+
+
+def _user_globs(value: str | list[Any] | None, ops: GrepOps) -> list[str]:
     if value is None:
         return []
     globs = [value] if isinstance(value, str) else value
+    if len(globs) > search_input.MAX_GLOBS:
+        raise ToolError(
+            "invalid_argument",
+            f"grep: glob lists {len(globs)} patterns; pass at most {search_input.MAX_GLOBS}.",
+        )
     for glob in globs:
         if not isinstance(glob, str) or not glob.strip():
             raise ToolError(
                 "invalid_argument",
                 f"grep: glob must be a non-empty string or a list of them, got {glob!r:.40}.",
             )
+        ops.check_text(
+            glob, "grep", "glob", max_chars=search_input.MAX_GLOB_CHARS, what="glob patterns"
+        )
     return [g + "**" if g.endswith("/") else g for g in globs]  # a directory: all below it
 
 
@@ -144,37 +186,113 @@ def _mode_flags(mode: str, context: int) -> list[str]:
     if mode == "files_with_matches":
         return ["--files-with-matches", "--null"]
     if mode == "count":
-        return ["--count-matches", "--with-filename", "--null"]
-    flags = ["--line-number", "--with-filename", "--null", "--no-heading"]
+        return ["--count-matches", "--with-filename", "--null"]  # GREP-MODE-03
+    flags = ["--line-number", "--with-filename", "--null", "--no-heading"]  # GREP-MODE-02
     if context:
-        flags.append(f"--context={context}")
+        flags.append(f"--context={context}")  # GREP-CTX-01
     return flags
 
 
 def _check_run(found: ripgrep.RgRun, pattern: str, timeout: float) -> None:
     if found.cancelled:
         raise ToolError("aborted", "grep was cancelled before rg finished.")
-    if found.timed_out:
+    if found.timed_out:  # GREP-TIME-01
         raise ToolError(
             "timeout",
             f"grep timed out after {timeout:g} seconds and rg was stopped. Narrow the search: "
             "a smaller path, a glob such as '*.py', or a more specific pattern.",
         )
-    if found.returncode == 2 and found.stderr.strip():
-        message = found.stderr.strip()
-        if any(marker in message for marker in REGEX_ERROR):
+    message = found.stderr.strip()
+    if any(marker in message for marker in TOO_COMPLEX) or (
+        found.returncode is not None and found.returncode < 0 and not found.capped
+    ):
+        raise ToolError(
+            "invalid_regex",
+            "The pattern is too complex for the search engine (it ran out of room compiling "
+            "it). Use a simpler pattern, fewer repetitions, or literal=true to search for the "
+            "text as written.",
+        )
+    if found.returncode == 2 and message:
+        if "parsing glob" in message and not found.stdout:
+            raise ToolError(
+                "invalid_argument",
+                f"grep: a glob pattern is not valid: {search_input.glob_error(message)}. Check "
+                "its [...] classes and {...} braces.",
+            )
+        if any(marker in message for marker in REGEX_ERROR):  # GREP-REGEX-01
             reasons = [
                 line[6:].strip() for line in message.splitlines() if line.startswith("error:")
             ]
             detail = "; ".join(reasons) or " ".join(message.split())
             raise ToolError(
                 "invalid_regex",
-                f"Invalid regular expression {pattern!r}: {detail[:300]}. Escape the special "
-                "characters (for example \\( \\[ \\. \\*), or pass literal=true to search for "
-                "the text exactly as written.",
+                f"Invalid regular expression {_quoted(pattern)}: {detail[:300]}. Escape the "
+                "special characters (for example \\( \\[ \\. \\*), or pass literal=true to "
+                "search for the text exactly as written.",
             )
         if not found.stdout:
             raise ToolError("rg_failed", f"rg failed: {message[:500]}")
+
+
+def _quoted(pattern: str, limit: int = 200) -> str:
+    shown = repr(pattern)
+    return shown if len(shown) <= limit else shown[:limit] + f"... ({len(pattern):,} characters)"
+
+
+@dataclass(frozen=True)
+class _Where:
+    """Where rg ran and for whom: turns rg's names into text and observation paths."""
+
+    directory: str
+    cwd: str
+    cancel: threading.Event
+
+    def observed(self, name: bytes) -> str:
+        return observed_path(self.directory, shown_name(name), self.cwd)
+
+    def check_cancel(self, index: int) -> None:
+        if index % CANCEL_EVERY == 0 and self.cancel.is_set():
+            raise ToolError("aborted", "grep was cancelled while it sorted the results.")
+
+
+def _files(
+    found: ripgrep.RgRun,
+    where: _Where,
+    offset: int,
+    limit: int | None,
+    cap: int,
+    keep: Callable[[bytes], bool] | None,
+    ops: GrepOps,
+) -> Found:
+    """GREP-MODE-01: each file once; GREP-ORDER-01: newest first, ties by path."""
+    names = found.records(b"\0")
+    if keep is not None:
+        names = [name for name in names if keep(name)]
+    names = ops.newest_first(os.fsencode(where.directory), names)
+    chosen, page = page_of(names, offset, limit, cap)  # GREP-CAP-01, GREP-PAGE-01
+    return Found(
+        [shown_name(name) for name in chosen],
+        page,
+        {"files": [where.observed(name) for name in chosen]},
+    )
+
+
+def _count(
+    found: ripgrep.RgRun,
+    where: _Where,
+    offset: int,
+    limit: int | None,
+    cap: int,
+    keep: Callable[[bytes], bool] | None,
+) -> Found:
+    counts = [c for c in _counts(found.records(b"\n")) if keep is None or keep(c[0])]
+    chosen, page = page_of(counts, offset, limit, cap)
+    return Found(
+        [f"{shown_name(name)}:{n}" for name, n in chosen],
+        page,
+        {"counts": [{"path": where.observed(name), "count": n} for name, n in chosen]},
+        {"total_matches": sum(n for _, n in counts)},
+    )
 
 
 def _counts(records: Sequence[bytes]) -> list[tuple[bytes, int]]:
@@ -187,29 +305,38 @@ def _counts(records: Sequence[bytes]) -> list[tuple[bytes, int]]:
 
 
 def _cut(text: str, max_chars: int) -> tuple[str, bool]:
+    """GREP-LINE-01: the first ``max_chars`` characters of a long line, and that it was cut."""
     if len(text) <= max_chars:
         return text, False
-    return text[:max_chars] + LINE_CUT_SUFFIX, True
+    return text[:max_chars], True
 
 
 def _content(
-    records: Sequence[bytes],
+    found: ripgrep.RgRun,
+    where: _Where,
     offset: int,
     limit: int | None,
     cap: int,
     context: int,
     limits: Any,
     keep: Callable[[bytes], bool] | None,
-) -> tuple[list[str], Page, int]:
+    ops: GrepOps,
+) -> Found:
     """Matching lines as results; context lines come along with the matches they surround."""
     files: dict[bytes, dict[int, tuple[bool, bytes]]] = {}
-    for record in records:
+    binary: list[bytes] = []
+    for index, record in enumerate(found.records(b"\n")):
+        where.check_cancel(index)
         name, sep, rest = record.partition(b"\0")
-        if not sep or (keep is not None and not keep(name)):
-            continue  # a "--" group separator, or a path the user's globs do not select
-        found = CONTENT_LINE.match(rest)
-        if found:
-            number, kind, text = int(found.group(1)), found.group(2), found.group(3)
+        if not sep:
+            if BINARY_MATCH in record:  # a file named by path that holds NUL bytes
+                binary.append(record.partition(b": ")[0])
+            continue  # or a "--" group separator
+        if keep is not None and not keep(name):
+            continue  # a path the user's globs do not select
+        parsed = CONTENT_LINE.match(rest)
+        if parsed:
+            number, kind, text = int(parsed.group(1)), parsed.group(2), parsed.group(3)
             files.setdefault(name, {})[number] = (kind == b":", text)
     matches = [
         (name, number)
@@ -219,53 +346,88 @@ def _content(
     ]
     chosen, page = page_of(matches, offset, limit, cap)
     max_chars = limits["grep.max_line_chars"]
+    numbers = {name: sorted(lines) for name, lines in files.items()}
     shown: dict[bytes, set[int]] = {}
-    for name, number in chosen:
-        wanted = shown.setdefault(name, set())
-        wanted.update(n for n in range(number - context, number + context + 1) if n >= 1)
-    picked = {(name, number) for name, number in chosen}
+    for index, (name, number) in enumerate(chosen):
+        where.check_cancel(index)
+        shown.setdefault(name, set()).update(
+            ops.window(numbers[name], number, context, where.cancel)
+        )
+    picked = set(chosen)
     lines: list[str] = []
+    observed: list[dict[str, Any]] = []
     cut_count = 0
     for name in sorted(shown):
         display = shown_name(name)
+        path = where.observed(name)
         previous: int | None = None
-        for number in sorted(n for n in shown[name] if n in files[name]):
+        for number in sorted(shown[name]):
             if context and lines and (previous is None or number != previous + 1):
                 lines.append("--")
             _, raw = files[name][number]
             text, cut = _cut(raw.decode("utf-8", "replace"), max_chars)
             cut_count += cut
-            mark = ":" if (name, number) in picked else "-"
-            lines.append(f"{display}{mark}{number}{mark}{text}")
+            is_match = (name, number) in picked
+            mark = ":" if is_match else "-"
+            lines.append(f"{display}{mark}{number}{mark}{text}{LINE_CUT_SUFFIX if cut else ''}")
+            observed.append(
+                {"path": path, "line": number, "text": text, "match": is_match, "cut": cut}
+            )
             previous = number
-    return lines, page, cut_count
+    extra: dict[str, Any] = {}
+    if cut_count:
+        extra["line_truncations"] = cut_count
+        extra["note"] = (
+            f"[{cut_count} line(s) longer than {max_chars} characters were cut; read the file "
+            "to see them whole.]"
+        )
+    if binary and not matches:
+        extra["binary_matches"] = [shown_name(name) for name in binary]
+        extra["note"] = (
+            f"[{shown_name(binary[0])} is a binary file: it matches, but its lines are not shown "
+            "as text.]"
+        )
+    return Found(lines, page, {"lines": observed}, extra)
+
+
+def _observation(mode: str, page: Page, **entries: Any) -> dict[str, Any]:
+    """``details.observation`` (GrepObservation): the shown results as data."""
+    return {
+        "mode": mode,
+        "files": entries.get("files", []),
+        "lines": entries.get("lines", []),
+        "counts": entries.get("counts", []),
+        "truncated": bool(entries.get("truncated")) or page.next_offset is not None,
+        "next_offset": page.next_offset,
+        "total": page.total,
+    }
 
 
 def _result(
-    lines: list[str],
-    page: Page,
-    unit: str,
-    mode: str,
-    root: str,
-    pattern: str,
-    found: ripgrep.RgRun,
-    extra: dict[str, Any],
+    found_page: Found, mode: str, root: str, pattern: str, found: ripgrep.RgRun
 ) -> dict[str, Any]:
+    lines, page, extra = found_page.lines, found_page.page, dict(found_page.extra)
     note = extra.pop("note", None)
     details: dict[str, Any] = {"mode": mode, "root": root, **page.details(), **extra}
     notes: list[str] = [note] if note else []
-    if found.capped:
+    if found.capped:  # GREP-OUT-01: the results are incomplete, and the text says so
         details["output_capped"] = True
         notes.append(
             "[rg's output reached its size cap, so these results are incomplete and the total is "
             "a lower bound. Narrow the search with path, glob or a more specific pattern.]"
         )
-    notice = page.notice(unit)
+    notice = page.notice("matches" if mode == "content" else "files")
     if notice:
         notes.append(notice)
-    text = f"No matches found for pattern {pattern!r} in {root}." if not lines else "\n".join(lines)
+    if lines:  # GREP-PRES-01, and the layout GREP-GOLD-01 pins
+        text = "\n".join(lines)
+    elif "binary_matches" in extra:
+        text = ""
+    else:  # GREP-NONE-01
+        text = f"No matches found for pattern {_quoted(pattern)} in {root}."
     if mode == "count" and lines:
         text += f"\n\n[{details['total_matches']} match(es) in {page.total} file(s).]"
     if notes:
-        text += "\n\n" + "\n".join(notes)
+        text = (text + "\n\n" if text else "") + "\n".join(notes)
+    details["observation"] = _observation(mode, page, truncated=found.capped, **found_page.observed)
     return text_result(text, **details)

@@ -25,11 +25,19 @@ DEFAULT_LIMITS: Mapping[str, int | float] = {
 }
 
 
+#: no setting is larger than the largest integer every JSON implementation carries exactly
+MAX_SETTING = 2**53 - 1
+#: limits for which 0 is a value ("no tool-level cap"), not a mistake
+ZERO_MEANS_NONE = frozenset({"bash.max_timeout_s"})
+
+
 class Limits:
     """The live limit values of one implementation instance.
 
     A limit whose default is an int accepts ints >= 1; one whose default is a float (seconds)
-    accepts any number > 0. Anything else is ignored, and not reported as applied.
+    accepts any number > 0 (or 0 for ``ZERO_MEANS_NONE``: "no cap"). Either is at most
+    ``MAX_SETTING``. Anything else (NaN, infinities, a number too large for a float) is
+    ignored, and not reported as applied.
     """
 
     def __init__(
@@ -67,11 +75,14 @@ class Limits:
         for name, value in settings.items():
             if name not in self._values or isinstance(value, bool):
                 continue
+            lowest = 0 if name in ZERO_MEANS_NONE else None
+            if not isinstance(value, int | float) or not (
+                value == lowest or 0 < value <= MAX_SETTING
+            ):
+                continue  # NaN fails the comparison; a huge int never reaches float()
             if isinstance(self._values[name], float):
-                if not isinstance(value, int | float) or not 0 < value < float("inf"):
-                    continue
                 value = float(value)
-            elif not isinstance(value, int) or value < 1:
+            elif not isinstance(value, int):
                 continue
             self._values[name] = value
             applied[name] = value

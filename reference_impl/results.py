@@ -20,8 +20,20 @@ class ToolError(Exception):
         self.details = details
 
 
-class UnknownToolError(Exception):
+class ProtocolFault(Exception):
+    """A fault of the call itself, not of the tool: the server answers it with a JSON-RPC
+    error (``jsonrpc_code``), and the in-process adapter raises it as a ProtocolError."""
+
+    jsonrpc_code = -32602
+
+
+class UnknownToolError(ProtocolFault):
     """A tool name this implementation does not have: a protocol fault, not a tool result."""
+
+
+class InvalidParamsError(ProtocolFault):
+    """Malformed ``call`` params outside the tool's arguments (``env`` not an object of
+    strings): the caller's harness is broken, not the model's call."""
 
 
 def text_result(text: str, **details: Any) -> dict[str, Any]:

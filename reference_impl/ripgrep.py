@@ -57,8 +57,10 @@ class RgRun:
         return parts
 
 
-#: Flags every search runs with: no config files, no warnings on stderr, hidden files included,
-#: .gitignore honoured outside git repositories too, and never the machine's global gitignore.
+#: Flags every search runs with: no config file (GREP-CONFIG-01, GLOB-CONFIG-01), no warnings
+#: on stderr (unreadable directories are skipped: GREP-PATH-02), hidden files included
+#: (GREP-HIDDEN-01), .gitignore honoured inside (GREP-IGN-02, GLOB-IGN-03) and outside git
+#: repositories too (GREP-IGN-03, GLOB-IGN-04), and never the machine's global gitignore.
 BASE_FLAGS = ("--no-config", "--no-messages", "--hidden", "--no-require-git", "--no-ignore-global")
 
 
@@ -116,7 +118,12 @@ def run(
     env: Mapping[str, str] | None = None,
     grace: float = KILL_GRACE_S,
 ) -> RgRun:
-    """Run ``argv`` in ``cwd`` (stdin is /dev/null) under the deadline and the stdout cap."""
+    """Run ``argv`` in ``cwd`` (stdin is /dev/null) under the deadline and the stdout cap.
+
+    The deadline counts from the call, start-up included; a run that ends after it counts as
+    timed out too, so a search never answers later than its timeout says.
+    """
+    deadline = time.monotonic() + timeout
     proc = subprocess.Popen(
         list(argv),
         cwd=cwd,
@@ -130,7 +137,6 @@ def run(
     out = bytearray()
     err = bytearray()
     capped = timed_out = cancelled = False
-    deadline = time.monotonic() + timeout
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ, "out")
     selector.register(proc.stderr, selectors.EVENT_READ, "err")
@@ -166,6 +172,8 @@ def run(
         proc.stdout.close()
         proc.stderr.close()
     returncode = proc.wait()
+    if not (capped or cancelled) and time.monotonic() > deadline:
+        timed_out = True
     return RgRun(
         stdout=bytes(out),
         stderr=err.decode("utf-8", "replace"),

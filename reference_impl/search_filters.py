@@ -86,7 +86,10 @@ def case_insensitive(glob: str) -> str:
 
 
 def sensitive_globs() -> list[str]:
-    """The ``--glob`` values that hide secrets; they must come after every other glob."""
+    """The ``--glob`` values that hide secrets; they must come after every other glob.
+
+    GREP-SENS-01, GLOB-SENS-01: every name of the spec's tables, whatever the letters' case.
+    """
     names = [*VCS_DIRS, *SENSITIVE_DIRS, *SENSITIVE_FILES]
     return ["!" + case_insensitive(name) for name in names]
 
@@ -107,6 +110,9 @@ def glob_arguments(
     user_globs: Sequence[str], *, default_dirs: bool, bulky: bool = False
 ) -> list[str]:
     """rg arguments that select files, in the order that makes the sensitive rules win.
+
+    GREP-GLOB-01, GREP-SENS-02; GREP-IGN-02 and GLOB-IGN-03: user inclusions never outrank
+    ``.gitignore``.
 
     The user's exclusions (``!*.md``) come first as ``--glob``; the user's inclusions select by
     file name through a ripgrep file type, so they cannot re-include gitignored files (a

@@ -38,7 +38,8 @@ class Page:
         return found
 
     def notice(self, unit: str) -> str | None:
-        """``[Showing files 1-100 of 250. Use offset=100 to continue.]`` when more follow."""
+        """``[Showing files 1-100 of 250. Use offset=100 to continue.]`` when more follow
+        (GREP-PRES-02, GLOB-PRES-02)."""
         if self.next_offset is None:
             return None
         first, last = self.start + 1, self.start + self.shown
@@ -49,7 +50,10 @@ class Page:
 
 
 def page_of(items: Sequence[T], offset: int, limit: int | None, cap: int) -> tuple[list[T], Page]:
-    """Cut one page: at most ``min(limit, cap)`` results from ``offset`` (0-based)."""
+    """Cut one page: at most ``min(limit, cap)`` results from ``offset`` (0-based).
+
+    GREP-PAGE-01, GLOB-PAGE-01: pages of one fully ordered list never overlap or skip.
+    """
     size = min(limit, cap) if limit else cap
     total = len(items)
     if total and offset >= total:
@@ -93,5 +97,16 @@ def newest_first(root: bytes, names: Sequence[bytes]) -> list[bytes]:
 
 
 def shown_name(raw: bytes) -> str:
-    """A path as the model sees it: UTF-8, with each undecodable byte shown as U+FFFD."""
+    """A path as the model sees it: UTF-8, with each undecodable byte shown as U+FFFD
+    (GREP-PATH-03, GLOB-NAME-01)."""
     return raw.decode("utf-8", "replace")
+
+
+def observed_path(directory: str, name: str, cwd: str) -> str:
+    """A result path as the observation carries it: relative to the call's ``cwd`` (with ``/``)
+    when the file lies below it, else absolute; normalised either way."""
+    full = os.path.normpath(os.path.join(directory, name))
+    relative = os.path.relpath(full, cwd)
+    if relative == ".." or relative.startswith(".." + os.sep):
+        return full
+    return relative.replace(os.sep, "/")

@@ -14,8 +14,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from . import paths, search_filters
+from . import paths, search_filters, search_input
 from .results import ToolError, text_result
+
+#: Longest ``path`` argument accepted (characters): far beyond any real path (PATH_MAX 4096).
+PATH_MAX_CHARS = 64 * 1024
 
 
 @dataclass(frozen=True)
@@ -29,7 +32,15 @@ class Root:
 
 
 def resolve(raw: object | None, cwd: str, env: Mapping[str, str] | None, tool: str) -> Root:
-    full = cwd if raw is None else paths.expand(paths.check_raw(raw), cwd, env)
+    """GREP-PATH-01, GREP-PATH-02 (an unreadable root), GLOB-PATH-01: errors that name the path
+    (GREP-PRES-03, GLOB-PRES-03)."""
+    if raw is None:
+        full = cwd
+    else:
+        text = search_input.check_text(
+            paths.check_raw(raw), tool, "path", max_chars=PATH_MAX_CHARS, what="paths"
+        )
+        full = paths.expand(text, cwd, env)
     if not os.path.lexists(full):
         raise ToolError(
             "not_found",
@@ -71,7 +82,10 @@ def resolve(raw: object | None, cwd: str, env: Mapping[str, str] | None, tool: s
 
 
 def sensitive_result(root: Root, nothing: str, **details: Any) -> dict[str, Any]:
-    """The empty answer for a root that may hold secrets: a success that says why it is empty."""
+    """The empty answer for a root that may hold secrets: a success that says why it is empty.
+
+    GREP-SENS-04, GLOB-SENS-03: nothing below the root is looked at, so nothing can leak.
+    """
     return text_result(
         f"{nothing}: {root.path} is not searched because {root.sensitive!r} may hold "
         "secrets (keys, credentials, version-control data).",

@@ -33,8 +33,10 @@ def reference(request: pytest.FixtureRequest) -> Iterator[Any]:
 
 
 def run_agenttools(
-    *args: str, cwd: Path, timeout: float = 1200
+    *args: str, cwd: Path, timeout: float = 1200, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
     """Run the installed ``agenttools`` command in ``cwd`` and capture what it prints."""
     exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [exe, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
+    )

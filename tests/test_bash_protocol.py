@@ -11,7 +11,7 @@ import psutil
 import pytest
 from conftest import REFERENCE_STDIO
 
-from pytest_agenttools import ProtocolError, ToolCall
+from pytest_agenttools import Manifest, ProtocolError, ToolCall, Workspace
 from pytest_agenttools.adapters.stdio import StdioAdapter
 from pytest_agenttools.client import ToolClient
 
@@ -36,17 +36,22 @@ def test_bad_params_are_a_protocol_error(reference: Any) -> None:
 
 
 def test_client_analyze(reference: Any, tmp_path: Path) -> None:
-    client = ToolClient(reference, reference.start(), str(tmp_path))
+    client = ToolClient(reference, reference.start(), Workspace(tmp_path))
     assert client.analyze("nohup sleep 1 &")["keepalive"] is True
 
 
-def test_client_skips_without_request(tmp_path: Path) -> None:
+def test_client_fails_when_the_method_is_missing(tmp_path: Path) -> None:
+    """A declared feature whose method the adapter cannot send fails; it never skips."""
+
     class Bare:
         def describe(self) -> str:
             return "bare adapter"
 
-    client = ToolClient(Bare(), None, str(tmp_path))  # type: ignore[arg-type]
-    with pytest.raises(pytest.skip.Exception):
+        def request(self, method: str, params: Any = None) -> Any:
+            raise ProtocolError(f"unknown method {method}", -32601)
+
+    client = ToolClient(Bare(), Manifest(name="bare", version="0"), Workspace(tmp_path))  # type: ignore[arg-type]
+    with pytest.raises(AssertionError, match="bash/analyze"):
         client.analyze("ls")
 
 

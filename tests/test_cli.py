@@ -1,139 +1,238 @@
-"""The agenttools command, run as a user would: a subprocess in an unrelated directory."""
+"""The agenttools command, run as a user would: a subprocess in an unrelated directory.
+
+Runs of the suite select a handful of read tests (``--tools read -k ...``): the point is the
+command around the suite, not the suite.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
+import tomllib
 from pathlib import Path
 
 import pytest
 from conftest import run_agenttools
+from test_render import make_report
+
+from pytest_agenttools.clauses import load
+
+SPEC = load()
+BROKEN_EOL = "pytest_agenttools.broken.read_universal_newlines:create"
+EOL_TESTS = "lone_cr or mixed_endings or bom_not_shown"
 
 
-def agenttools(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return run_agenttools(*args, cwd=cwd, timeout=600)
+def agenttools(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    return run_agenttools(*args, cwd=cwd, timeout=600, env=env)
+
+
+def level_row(stdout: str, level: str) -> list[int]:
+    """The numbers of one level's row in the run summary: MUST total, passed, failed,
+    xfailed, not run, then the same for SHOULD."""
+    (row,) = [line for line in stdout.splitlines() if line.split()[:1] == [level]]
+    return [int(n) for n in row.split()[1:]]
+
+
+def clause_lines(stdout: str, clause: str) -> list[str]:
+    """The summary lines of one clause (its verdict first, then its id)."""
+    return [line for line in stdout.splitlines() if line.split()[1:2] == [clause]]
 
 
 def test_clauses_lists_the_spec(tmp_path: Path) -> None:
     proc = agenttools("clauses", cwd=tmp_path)
     assert proc.returncode == 0
     lines = proc.stdout.splitlines()
-    assert len(lines) >= 40
+    assert len(lines) == len(SPEC.clauses)
     assert any(line.startswith("READ-LN-01") and "MUST" in line for line in lines)
     only_write = agenttools("clauses", "--tool", "write", cwd=tmp_path).stdout.splitlines()
     assert only_write and all(line.startswith("WRITE-") for line in only_write)
 
 
-def test_run_subset_writes_report_and_leaves_cwd_clean(tmp_path: Path) -> None:
-    proc = agenttools("run", "--report-json", "r.json", "--", "-k", "missing_file", cwd=tmp_path)
-    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
-    assert "core: MUST 1/1 passed" in proc.stdout, proc.stdout
-    report = json.loads((tmp_path / "r.json").read_text())
-    assert report["summary"]["passed"] >= 1 and report["summary"]["failed"] == 0
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["r.json"], "the run littered the cwd"
+def test_clauses_markdown_honours_tool(tmp_path: Path) -> None:
+    proc = agenttools("clauses", "--markdown", "--tool", "write", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    headings = re.findall(r"^### ([A-Z]+)-", proc.stdout, re.M)
+    assert headings and set(headings) == {"WRITE"}
+    assert re.findall(r"^## (\w+)$", proc.stdout, re.M) == ["write"]
+    assert "`read.max_lines`" not in proc.stdout, "another tool's limits leaked in"
 
 
-def test_run_fails_on_a_broken_implementation(tmp_path: Path) -> None:
-    proc = agenttools(
-        "run",
-        "--impl",
-        "pytest_agenttools.broken.write_drops_bom:create",
-        "--",
-        "-k",
-        "bom_kept",
-        cwd=tmp_path,
+@pytest.mark.parametrize(
+    "command", [["clauses", "--tool", "nosuch"], ["run", "--tools", "read,nosuch"]]
+)
+def test_unknown_tool_is_an_error_that_lists_the_tools(tmp_path: Path, command: list[str]) -> None:
+    proc = agenttools(*command, cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "nosuch" in proc.stderr
+    assert all(tool in proc.stderr for tool in ("read", "write", "edit", "grep", "glob", "bash"))
+
+
+def test_unknown_feature_is_an_error(tmp_path: Path) -> None:
+    proc = agenttools("run", "--features", "bomm", cwd=tmp_path)
+    assert proc.returncode == 2 and "bomm" in proc.stderr and "bom" in proc.stderr
+
+
+def test_help_says_run_defaults_to_the_reference(tmp_path: Path) -> None:
+    top = agenttools("--help", cwd=tmp_path).stdout
+    assert re.search(
+        r"run\s+run the conformance suite \(default: against the bundled\s+reference\)", top
     )
-    assert proc.returncode == 1
-    assert "FAIL  WRITE-BOM-01" in proc.stdout
+    for command in ("call", "init", "report", "baseline"):
+        assert re.search(rf"^\s+{command}\s", top, re.M), command
+    run = agenttools("run", "--help", cwd=tmp_path).stdout
+    assert "bundled" in run and "reference" in run and "--strict" in run
 
 
-def test_run_with_expectations_exits_zero_when_all_expected(tmp_path: Path) -> None:
-    (tmp_path / "exp.toml").write_text(
-        '[[xfail]]\nid = "WRITE-BOM-01"\nreason = "this implementation drops the BOM"\n'
-    )
-    proc = agenttools(
-        "run",
-        "--impl",
-        "pytest_agenttools.broken.write_drops_bom:create",
-        "--expectations",
-        "exp.toml",
-        "--strict",
-        "--",
-        "-k",
-        "bom_kept",
-        cwd=tmp_path,
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:]
-    assert "xfail WRITE-BOM-01" in proc.stdout
-
-
-@pytest.mark.parametrize("bad", [["run", "--impl", "a:b", "--cmd", "x"], ["frobnicate"]])
+@pytest.mark.parametrize(
+    "bad",
+    [["run", "--impl", "a:b", "--cmd", "x"], ["frobnicate"], ["report", "a.json", "--", "-x"]],
+)
 def test_bad_usage(tmp_path: Path, bad: list[str]) -> None:
     proc = agenttools(*bad, cwd=tmp_path)
     assert proc.returncode == 2 and "usage" in proc.stderr.lower()
 
 
-def test_selection_by_tool_and_tag(tmp_path: Path) -> None:
+def test_partial_run_counts_what_it_left_out_and_leaves_nothing_behind(tmp_path: Path) -> None:
+    work, scratch = tmp_path / "work", tmp_path / "tmp"
+    work.mkdir()
+    scratch.mkdir()
+    env = {**os.environ, "TMPDIR": str(scratch)}
     proc = agenttools(
-        "run", "--tools", "write", "--features", "bom", "--report-json", "r.json", cwd=tmp_path
-    )
-    assert proc.returncode == 0, proc.stdout[-2000:]
-    report = json.loads((tmp_path / "r.json").read_text())
-    assert set(report["clauses"]) == {"WRITE-BOM-01"}
+        "run", "--tools", "read", "--report-json", "r.json", "--", "-k", "missing_file",
+        cwd=work, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    report = json.loads((work / "r.json").read_text())
+    ran = set(report["clauses"])
+    assert ran == {"READ-NF-01"}
+    must, passed, failed, xfailed, not_run = level_row(proc.stdout, "core")[:5]
+    assert (passed, failed, xfailed) == (1, 0, 0) and not_run == must - 1
+    assert must == report["levels"]["core"]["MUST"]["not_run"] + 1
+    assert "not selected by this run (tools read; -k 'missing_file')" in proc.stdout
+    assert "report written to r.json" in proc.stdout
+    assert "snapshot-update" not in proc.stdout, "syrupy advised deleting the kit's goldens"
+    assert sorted(p.name for p in work.iterdir()) == ["r.json"], "the run littered the cwd"
+    assert list(scratch.iterdir()) == [], "the run left temporary files behind"
 
 
-def test_baseline_then_strict_run_is_green(tmp_path: Path) -> None:
-    first = agenttools(
-        "run",
-        "--impl",
-        "pytest_agenttools.broken.write_drops_bom:create",
-        "--tools",
-        "write",
-        "--features",
-        "bom,encoding",
-        "--report-json",
-        "r.json",
-        cwd=tmp_path,
+def test_run_fails_on_a_broken_implementation(tmp_path: Path) -> None:
+    proc = agenttools(
+        "run", "--impl", BROKEN_EOL, "--tools", "read", "--", "-k", EOL_TESTS, cwd=tmp_path
     )
-    assert first.returncode == 1
-    made = agenttools("baseline", "--report", "r.json", cwd=tmp_path)
-    assert made.returncode == 0 and "test_bom_kept_once[plain]" in made.stdout
-    (tmp_path / "exp.toml").write_text(made.stdout)
-    second = agenttools(
-        "run",
-        "--impl",
-        "pytest_agenttools.broken.write_drops_bom:create",
-        "--tools",
-        "write",
-        "--features",
-        "bom,encoding",
-        "--expectations",
-        "exp.toml",
-        "--strict",
-        cwd=tmp_path,
-    )
-    assert second.returncode == 0, second.stdout[-2000:]
+    assert proc.returncode == 1
+    (line,) = clause_lines(proc.stdout, "READ-EOL-01")
+    assert line.split()[0] == "FAIL" and "(2 tests: 2 failed)" in line
+    assert level_row(proc.stdout, "core")[1:4] == [1, 1, 0]
 
 
-def test_report_renders_html_and_markdown(tmp_path: Path) -> None:
-    agenttools("run", "--features", "bom", "--report-json", "a.json", cwd=tmp_path)
-    agenttools(
-        "run",
-        "--impl",
-        "pytest_agenttools.broken.write_drops_bom:create",
-        "--features",
-        "bom",
-        "--report-json",
-        "b.json",
-        cwd=tmp_path,
+def test_strict_refuses_todo_reasons_and_accepts_real_ones(tmp_path: Path) -> None:
+    (tmp_path / "todo.toml").write_text(
+        '[[xfail]]\nid = "READ-EOL-01"\nreason = "TODO: say which behaviour breaks this clause"\n'
+        '[[xfail]]\nid = "READ-BOM-01"\nreason = "todo"\n'
     )
+    (tmp_path / "real.toml").write_text(
+        '[[xfail]]\nid = "READ-EOL-01"\nreason = "we split lines on CR too"\n'
+    )
+    base = ["run", "--impl", BROKEN_EOL, "--tools", "read"]
+    refused = agenttools(*base, "--expectations", "todo.toml", "--strict", cwd=tmp_path)
+    assert refused.returncode != 0
+    said = refused.stdout + refused.stderr
+    assert "refuses 2 entries" in said
+    assert "[[xfail]] #1 id='READ-EOL-01'" in said and "[[xfail]] #2 id='READ-BOM-01'" in said
+    green = agenttools(
+        *base, "--expectations", "real.toml", "--strict", "--", "-k", EOL_TESTS, cwd=tmp_path
+    )
+    assert green.returncode == 0, green.stdout[-2000:]
+    (line,) = clause_lines(green.stdout, "READ-EOL-01")
+    assert line.split()[0] == "xfail" and "(2 tests: 2 xfailed)" in line
+    assert level_row(green.stdout, "core")[1:4] == [1, 0, 1]
+
+
+def test_baseline_prune_keeps_reasons_drops_passing_adds_new(tmp_path: Path) -> None:
+    proc = agenttools(
+        "run", "--impl", BROKEN_EOL, "--tools", "read", "--report-json", "r.json",
+        "--", "-k", EOL_TESTS, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1
+    fresh = agenttools("baseline", "--report", "r.json", cwd=tmp_path)
+    assert fresh.returncode == 0
+    assert "agenttools run --expectations FILE --strict" in fresh.stdout
+    assert "--agenttools-expectations FILE --agenttools-strict" in fresh.stdout
+    assert [(e["id"], e["reason"][:4]) for e in tomllib.loads(fresh.stdout)["xfail"]] == [
+        ("READ-EOL-01", "TODO")
+    ]
+    (tmp_path / "exp.toml").write_text(
+        "# an old baseline\n"
+        '[[xfail]]\nid = "READ-BOM-01"\nreason = "we showed the BOM once"\n\n'
+        '[[xfail]]\nid = "test_read.py::test_lone_cr_is_not_a_line_break"\n'
+        'reason = "we split lines on CR too"\n\n'
+        '[[skip]]\nid = "tag:read.pdf"\nreason = "no PDF support yet"\n'
+    )
+    pruned = agenttools("baseline", "--report", "r.json", "--prune", "exp.toml", cwd=tmp_path)
+    assert pruned.returncode == 0, pruned.stderr
+    assert "kept 2 entries" in pruned.stdout and "dropped 1" in pruned.stdout
+    assert "added 1" in pruned.stdout and "READ-BOM-01" in pruned.stdout
+    data = tomllib.loads((tmp_path / "exp.toml").read_text())
+    assert [(e["id"], e["reason"]) for e in data["xfail"]] == [
+        ("test_read.py::test_lone_cr_is_not_a_line_break", "we split lines on CR too"),
+        ("test_read.py::test_mixed_endings", "TODO: say which behaviour breaks this clause"),
+    ]
+    assert data["skip"] == [{"id": "tag:read.pdf", "reason": "no PDF support yet"}]
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".exp")] == []
+
+
+def test_report_says_where_it_wrote(tmp_path: Path) -> None:
+    clause = next(c.id for c in SPEC.active() if c.tool == "read" and c.level == "MUST")
+    for name, outcome in (("a", "passed"), ("b", "failed")):
+        report = make_report("same", {clause: [outcome]})
+        (tmp_path / f"{name}.json").write_text(json.dumps(report))
     proc = agenttools(
         "report", "a.json", "b.json", "--html", "out.html", "--markdown", "out.md", cwd=tmp_path
     )
     assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == (
+        "agenttools report: wrote HTML page out.html and Markdown summary out.md (2 reports)"
+    )
     page = (tmp_path / "out.html").read_text()
-    assert page.count("<th>agenttools-reference 0.2.0</th>") == 2
-    assert 'id="WRITE-BOM-01"' in page and 'class="failed"' in page
-    assert "| agenttools-reference 0.2.0 |" in (tmp_path / "out.md").read_text()
+    heads = re.findall(r'<th data-run="\d+">(.*?)</th>', page)
+    assert len(set(heads)) == 2 and "a.json" in heads[0] and "b.json" in heads[1]
+    assert f'id="{clause}"' in page and 'class="failed"' in page
+    markdown = (tmp_path / "out.md").read_text()
+    assert "| level | same 1.0 (stdio · a.json" in markdown
+    stdout_only = agenttools("report", "a.json", cwd=tmp_path)
+    assert stdout_only.stdout.startswith("## Agent tools conformance")
     missing = agenttools("report", "nope.json", cwd=tmp_path)
     assert missing.returncode != 0 and "nope.json" in missing.stderr
+    (tmp_path / "other.json").write_text("[1, 2]")
+    other = agenttools("report", "other.json", cwd=tmp_path)
+    assert other.returncode != 0 and "not a conformance report" in other.stderr
+
+
+def test_call_prints_one_raw_result(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_bytes(b"one\r\ntwo\n")
+    proc = agenttools("call", "read", '{"path": "a.txt"}', cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert out["call"] == {"tool": "read", "arguments": {"path": "a.txt"}, "cwd": str(tmp_path)}
+    assert out["result"]["isError"] is False
+    assert out["result"]["details"]["observation"]["lines"] == ["one\r", "two"]
+    assert out["observation"]["lines"] == ["one\r", "two"] and "raw" not in out["observation"]
+    missing = json.loads(agenttools("call", "read", '{"path": "nope"}', cwd=tmp_path).stdout)
+    assert missing["result"]["isError"] is True and missing["observation"] is None
+    wrote = agenttools(
+        "call", "write", '{"path": "b.txt", "content": "hi\\n"}', "--cmd", "agenttools serve",
+        "--cwd", str(tmp_path), cwd=tmp_path / "..",
+    )  # fmt: skip
+    assert wrote.returncode == 0, wrote.stderr
+    assert (tmp_path / "b.txt").read_bytes() == b"hi\n"
+    assert json.loads(wrote.stdout)["observation"]["bytes_written"] == 3
+    assert "stdio adapter" in json.loads(wrote.stdout)["adapter"]
+    unknown = agenttools("call", "frobnicate", "{}", cwd=tmp_path)
+    assert unknown.returncode == 1
+    assert json.loads(unknown.stdout)["protocol_error"]["code"] == -32602
+    bad = agenttools("call", "read", "{path", cwd=tmp_path)
+    assert bad.returncode == 2 and "not JSON" in bad.stderr

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import tomllib
 from pathlib import Path
@@ -100,7 +101,13 @@ def test_reference_both_adapters_pi_and_the_comparison_page(tmp_path: Path) -> N
     shown = agenttools("report", "ref.json", "pi.json", "--html", str(page), cwd=tmp_path)
     assert shown.returncode == 0, shown.stderr
     dom = browser("--dump-dom", page.as_uri(), profile=tmp_path / "profile").stdout
-    assert "<th>agenttools-reference 0.1.0</th>" in dom and "<th>pi 0.73.1 (stdio)</th>" in dom
+    heads = re.findall(r'<th data-run="\d+">(.*?)<br><span class="run">(.*?)</span></th>', dom)
+    assert heads[:2] == [
+        (f"agenttools-reference {ref['implementation']['version']}", heads[0][1]),
+        ("pi 0.73.1", heads[1][1]),
+    ]
+    assert heads[0][1].startswith("in-process · ref.json · ")
+    assert heads[1][1].startswith("stdio · pi.json · ")
     assert 'data-verdict="xfailed"' in dom and 'data-verdict="passed"' in dom
     shot = tmp_path / "compare.png"
     browser(

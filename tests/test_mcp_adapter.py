@@ -9,12 +9,14 @@ AGENTTOOLS_REQUIRE_MCP=1 (set in CI) makes the absence a failure.
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 from collections.abc import Iterator
@@ -29,12 +31,17 @@ from pytest_agenttools.adapters.mcp import (
     TranslationConflict,
     convert_result,
     load_mapping,
+    marked_processes,
     parse_mapping,
     parse_target,
     temp_root,
     unencodable,
 )
-from pytest_agenttools.contract import ContractViolation, ToolCall
+from pytest_agenttools.adapters.mcp_results import finish, first_changed_line, prepare
+from pytest_agenttools.adapters.mcp_transforms import Context, Spread, parse_transform
+from pytest_agenttools.assertions import bash_obs, edit_obs, glob_obs, grep_obs, read_obs, write_obs
+from pytest_agenttools.contract import ContractViolation, ToolCall, ToolResult
+from pytest_agenttools.observations import parse_observation
 
 pytest_plugins = ["pytester"]
 
@@ -66,7 +73,11 @@ ECHO_MAPPING: dict[str, Any] = {
         },
         "write": {"tool": "media"},
         "grep": {"tool": "fail", "arguments": {"pattern": "message"}},
-        "bash": {"tool": "slow", "arguments": {"command": "seconds"}},
+        "bash": {
+            "tool": "slow",
+            "arguments": {"command": "seconds"},
+            "fixed": {"directory": "{cwd}"},
+        },
         "glob": {"tool": "die"},
     },
 }
@@ -156,14 +167,73 @@ def test_two_arguments_on_one_value_conflict() -> None:
     ("data", "message"),
     [
         ({"tools": {}}, "maps no tool"),
-        ({"tool": {}}, "unknown top-level keys"),
+        ({"tool": {}}, r"top level: unknown key 'tool' \(did you mean 'tools'\?\)"),
         ({"tools": {"frobnicate": {"tool": "x"}}}, "not a canonical tool"),
         ({"tools": {"read": {}}}, "'tool'"),
-        ({"tools": {"read": {"tool": "x", "argument": {}}}}, "unknown keys"),
+        ({"tools": {"read": {"tool": "x", "argument": {}}}}, "unknown key 'argument'"),
+        ({"tools": {"read": {"tool": "x", "default": {}}}}, "did you mean 'defaults'"),
+        ({"tools": {"read": {"tool": "x", "result": {"observe": "x"}}}}, "unknown key 'observe'"),
+        (
+            {"tools": {"read": {"tool": "x", "result": {"observation": "text_line"}}}},
+            "did you mean 'text_lines'",
+        ),
+        (
+            {"tools": {"write": {"tool": "x", "result": {"observation": "text_lines"}}}},
+            "makes read observations, not write",
+        ),
+        (
+            {
+                "tools": {
+                    "bash": {
+                        "tool": "x",
+                        "result": {"observation": "json_fields", "fields": {"exit": "code"}},
+                    }
+                }
+            },
+            r"'exit' is not a bash observation key \(did you mean 'exit_code'\?\)",
+        ),
+        (
+            {"tools": {"read": {"tool": "x", "transforms": {"limit": "secs_to_ms"}}}},
+            "unknown transform 'secs_to_ms'",
+        ),
+        (
+            {
+                "tools": {
+                    "read": {
+                        "tool": "x",
+                        "transforms": {"pages": {"name": "pages_to_range", "start": "a"}},
+                    }
+                }
+            },
+            r"needs \['count'\]",
+        ),
+        (
+            {
+                "tools": {
+                    "read": {"tool": "x", "transforms": {"limit": {"name": "negate", "by": 1}}}
+                }
+            },
+            r"unknown parameters \['by'\]",
+        ),
+        ({"tools": {"read": {"tool": "x", "result": {"strip": "("}}}}, "bad regular expression"),
+        (
+            {"tools": {"read": {"tool": "x", "result": {"continuation": "more"}}}},
+            "needs a group",
+        ),
+        (
+            {"tools": {"read": {"tool": "x", "result": {"is_error": {"field": "s"}}}}},
+            "exactly one of 'in' and 'not_in'",
+        ),
+        ({"server": {"home": "mine"}, "tools": {"read": {"tool": "x"}}}, "home must be"),
+        ({"server": {"dir": "x"}, "tools": {"read": {"tool": "x"}}}, "unknown key 'dir'"),
+        ({"configure": {"arguments": {}}, "tools": {"read": {"tool": "x"}}}, "'tool'"),
         ({"tools": {"read": {"tool": "x", "arguments": {"path": "a..b"}}}}, "arguments.path"),
         ({"tools": {"read": {"tool": "x", "paths": "path"}}}, "paths must be a list"),
         ({"tools": {"read": {"tool": "x", "items": {"e": {"a": 1}}}}}, "items.e"),
-        ({"manifest": {"settings": ["x"]}, "tools": {"read": {"tool": "x"}}}, "settings"),
+        (
+            {"manifest": {"settings": ["read.max_lines"]}, "tools": {"read": {"tool": "x"}}},
+            r"settings \['read.max_lines'\] that no \[configure\] argument routes",
+        ),
     ],
 )
 def test_bad_mappings_are_named(data: dict[str, Any], message: str) -> None:
@@ -262,7 +332,7 @@ def echo() -> Iterator[McpAdapter]:
 
 
 def test_start_builds_the_manifest(echo: McpAdapter) -> None:
-    adapter = McpAdapter(echo_command(), ECHO_MAPPING, {"version": "9.9", "limits": {"x": 1}})
+    adapter = McpAdapter(echo_command(), ECHO_MAPPING, {"version": "9.9", "limits": {"x-own": 1}})
     try:
         manifest = adapter.start()
     finally:
@@ -271,7 +341,7 @@ def test_start_builds_the_manifest(echo: McpAdapter) -> None:
     assert manifest.version == "9.9"  # the --agenttools-manifest file wins
     assert manifest.tools == frozenset(ECHO_MAPPING["tools"])
     assert manifest.features == frozenset({"edit.multi"})
-    assert manifest.limits == {"read.max_lines": 7, "x": 1}
+    assert {n: lim.value for n, lim in manifest.limits.items()} == {"read.max_lines": 7, "x-own": 1}
     assert manifest.line_numbers == "none"
     assert "show" in adapter.server_tools and "die" in adapter.server_tools
     assert echo.configure({"read.max_lines": 3}) == {}
@@ -314,7 +384,7 @@ def test_faults_before_the_server(echo: McpAdapter) -> None:
     assert info.value.code == -32602
     with pytest.raises(ProtocolError, match=r"arguments\.content holds a lone surrogate"):
         echo.call(call("edit", file_path="f", content="\ud800"))
-    raw = ToolCall(tool="read", arguments=["not", "an", "object"], cwd="/")  # type: ignore[arg-type]
+    raw = ToolCall(tool="read", arguments=["not", "an", "object"], cwd="/")
     with pytest.raises(ProtocolError, match="must be an object"):
         echo.call(raw)
     # none of that touched the server
@@ -329,7 +399,10 @@ def test_cancel_ends_the_call_with_an_aborted_result(echo: McpAdapter) -> None:
     result = pending.result(5)
     assert time.monotonic() - started < 5
     assert pending.done()
-    assert result.is_error and "cancelled" in result.text and result.details == {"cancelled": True}
+    assert result.is_error and "cancelled" in result.text and result.details["cancelled"] is True
+    # bash results always carry an observation: this one says the call was aborted
+    observation = bash_obs(result)
+    assert observation.aborted and not observation.running and observation.exit_code is None
     assert not echo.call(call("read", path="after-cancel")).is_error
 
 
@@ -401,7 +474,8 @@ def test_start_failures_name_the_adapter(tmp_path: Path) -> None:
     adapter = McpAdapter(echo_command(), weird, call_timeout=20)
     with pytest.raises(ContractViolation, match=r"mapping file .*line_numbers"):
         adapter.start()
-    assert adapter._connection is None  # the server was stopped
+    assert adapter._servers == {}  # the server was stopped
+    assert all(server.reaped for server in adapter._started)
 
     with pytest.raises(AdapterError, match="--agenttools-mcp is empty"):
         McpAdapter("  ", ECHO_MAPPING)
@@ -512,60 +586,648 @@ def test_plugin_import_does_not_load_the_sdk() -> None:
     assert out.strip() == "[]"
 
 
-# ---- a real server from the npm registry, with its expectations (run in CI)
+# ---- real servers from the npm registry, with their expectations (run in CI)
+
+FS_ENTRY = (
+    EXAMPLE / "node_modules" / "@modelcontextprotocol" / "server-filesystem" / "dist" / "index.js"
+)
+SHELL = REPO / "docs" / "examples" / "mcp-shell"
+SHELL_ENTRY = SHELL / "node_modules" / "@mako10k" / "mcp-shell-server" / "dist" / "index.js"
+SHELL_PTY = SHELL / "node_modules" / "node-pty" / "build" / "Release" / "pty.node"
+SHELL_ENV = "env MCP_SHELL_ENHANCED_MODE=false MCP_SHELL_LLM_EVALUATION=false"
+
+
+def shell_command() -> str:
+    return f"{SHELL_ENV} MCP_SHELL_ALLOWED_WORKDIRS={{tmp}} node {SHELL_ENTRY}"
+
+
+def need_example(entry: Path, *built: Path, install: str) -> None:
+    if (
+        not entry.is_file()
+        or not all(p.is_file() for p in built)
+        or not shutil.which("node")
+        or importlib.util.find_spec("mcp") is None
+    ):
+        if REQUIRED:
+            pytest.fail(f"{entry.name} or the mcp SDK is missing: {install}")
+        pytest.skip(f"the example server is not installed ({install})")
+
+
+def run_strict(tmp_path: Path, command: str, example: Path) -> dict[str, Any]:
+    """The suite against an example server with its expectations, in strict mode."""
+    exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
+    proc = subprocess.run(
+        [
+            exe, "run", "--mcp", command,
+            "--mcp-mapping", str(example / "mapping.toml"),
+            "--expectations", str(example / "expectations.toml"),
+            "--strict", "--report-json", "report.json", "--", "-n", "2",
+        ],
+        cwd=tmp_path, capture_output=True, text=True, timeout=1500,
+    )  # fmt: skip
+    report: dict[str, Any] = json.loads((tmp_path / "report.json").read_text())
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    assert report["implementation"]["adapter"].startswith("MCP adapter `")
+    summary = report["summary"]
+    assert summary["failed"] == 0 and summary["error"] == 0 and summary["xpassed"] == 0
+    assert report["expectations"]["stale"] == [] and report["expectations"]["unmatched"] == []
+    entries = tomllib.loads((example / "expectations.toml").read_text())
+    for found in entries.get("xfail", []) + entries.get("skip", []):
+        assert len(found["reason"]) > 20, f"{found['id']}: say which server behaviour breaks it"
+    return report
 
 
 def test_server_filesystem_deviations_are_exactly_the_expected_ones(tmp_path: Path) -> None:
-    entry = (
-        EXAMPLE
-        / "node_modules"
-        / "@modelcontextprotocol"
-        / "server-filesystem"
-        / "dist"
-        / "index.js"
-    )
-    if not entry.is_file() or not shutil.which("node") or importlib.util.find_spec("mcp") is None:
-        if REQUIRED:
-            pytest.fail(
-                "server-filesystem or the mcp SDK is missing: run `npm ci --ignore-scripts` in "
-                "docs/examples/mcp-filesystem and install pytest-agenttools[mcp]"
-            )
-        pytest.skip("server-filesystem is not installed (npm ci in docs/examples/mcp-filesystem)")
-    exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
-    expectations = EXAMPLE / "expectations.toml"
-    proc = subprocess.run(
-        [
-            exe,
-            "run",
-            "--mcp",
-            f"node {entry} {{tmp}}",
-            "--mcp-mapping",
-            str(EXAMPLE / "mapping.toml"),
-            "--expectations",
-            str(expectations),
-            "--strict",
-            "--report-json",
-            "mcp.json",
-            "--",
-            "-n",
-            "2",
-        ],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    report = json.loads((tmp_path / "mcp.json").read_text())
-    assert proc.returncode == 0, proc.stdout[-4000:]
+    need_example(FS_ENTRY, install="npm ci --ignore-scripts in docs/examples/mcp-filesystem")
+    report = run_strict(tmp_path, f"node {FS_ENTRY} {{tmp}}", EXAMPLE)
     assert report["implementation"]["name"] == "server-filesystem"
-    assert report["implementation"]["adapter"].startswith("MCP adapter `node ")
-    summary = report["summary"]
-    assert summary["failed"] == 0 and summary["error"] == 0 and summary["xpassed"] == 0
-    assert summary["passed"] >= 50, "read, write and edit must really run"
-    assert summary["xfailed"] >= 20, (
-        "the server's real deviations must show up as expected failures"
+    assert report["summary"]["passed"] >= 30, "read, write and edit must really run"
+    assert report["summary"]["xfailed"] >= 20, "the server's real deviations show as expected"
+
+
+def test_mcp_shell_deviations_are_exactly_the_expected_ones(tmp_path: Path) -> None:
+    need_example(SHELL_ENTRY, SHELL_PTY, install=SHELL_INSTALL)
+    report = run_strict(tmp_path, shell_command(), SHELL)
+    assert report["implementation"]["name"] == "mcp-shell-server"
+    assert report["summary"]["passed"] >= 20, "bash and task_output must really run"
+    assert report["summary"]["xfailed"] >= 10, "the server's real deviations show as expected"
+
+
+SHELL_INSTALL = (
+    "cd docs/examples/mcp-shell && npm ci --ignore-scripts && npm rebuild node-pty --nodedir=/usr"
+)
+
+
+def test_the_shell_mapping_parses_and_runs_in_the_workspace() -> None:
+    mapping = load_mapping(SHELL / "mapping.toml")
+    assert mapping.scripted == {"bash", "task_output"}
+    assert mapping.server.home == "private" and mapping.server.directory == "private"
+
+
+def test_mcp_shell_deviations(tmp_path: Path) -> None:
+    """Every entry of docs/examples/mcp-shell/expectations.toml, shown by calling the server."""
+    need_example(SHELL_ENTRY, SHELL_PTY, install=SHELL_INSTALL)
+    ws = Path(tempfile.mkdtemp(dir=temp_root())).resolve()
+    adapter = McpAdapter(shell_command(), SHELL / "mapping.toml", call_timeout=60)
+    adapter.start()
+    started: list[int] = []
+
+    def bash(command: str, **arguments: Any) -> tuple[ToolResult, Any]:
+        result = adapter.call(call("bash", cwd=str(ws), command=command, **arguments))
+        return result, bash_obs(result)
+
+    def pids(name: str) -> list[int]:
+        found = [int(x) for x in (ws / name).read_text().split()]
+        started.extend(found)
+        return found
+
+    try:
+        # arguments: a blank command runs; a missing directory is not named
+        result, obs = bash("   ")
+        assert not result.is_error and obs.exit_code == 0
+        gone = adapter.call(call("bash", cwd=str(ws / "gone"), command="true"))
+        assert gone.is_error and "spawn /bin/bash ENOENT" in gone.text
+        assert str(ws / "gone") not in gone.text
+        # a signal death is a success with exit code 0
+        result, obs = bash("echo before; kill -TERM $$")
+        assert not result.is_error and obs.exit_code == 0 and obs.signal is None
+        assert '"status": "completed"' in result.text
+        # a timeout is reported as completed with exit code 0
+        result, obs = bash("echo before; sleep 30", timeout=1)
+        assert not result.is_error and not obs.timed_out and obs.exit_code == 0
+        # the server's process group; separate streams
+        result, obs = bash("ps -o pgid= -p $$; ps -o pgid= -p $PPID")
+        shell_group, server_group = obs.output.split()
+        assert shell_group == server_group
+        result, obs = bash("echo o1; echo e1 >&2; echo o2")
+        assert obs.output == "o1\no2\ne1\n"
+        # on timeout only bash is signalled: its child and a TERM-ignoring shell survive
+        bash("sleep 60 & echo $! > child; wait", timeout=1)
+        assert all(psutil_alive(pid) for pid in pids("child"))
+        bash("trap '' TERM; echo $$ > stubborn; while :; do sleep 0.1; done", timeout=1)
+        time.sleep(6)  # the server's SIGKILL follow-up would have come after 5 s
+        assert all(psutil_alive(pid) for pid in pids("stubborn"))
+        # a leftover holding stdout keeps the call waiting until its timeout
+        begun = time.monotonic()
+        result, obs = bash("sleep 60 & echo $! > holder; echo done", timeout=2)
+        assert time.monotonic() - begun >= 2 and '"status": "timeout"' in result.text
+        pids("holder")
+        # cancel is ignored: the command runs on
+        pending = adapter.submit(call("bash", cwd=str(ws), command="echo $$ > cancelled; sleep 30"))
+        time.sleep(1)
+        pending.cancel()
+        assert bash_obs(pending.result(10)).aborted
+        time.sleep(1)
+        assert all(psutil_alive(pid) for pid in pids("cancelled"))
+        # a UTF-8 character split across two writes is garbled
+        result, obs = bash("printf '\\xe4\\xb8'; sleep 0.3; printf '\\xad\\n'")
+        assert "\ufffd" in obs.output and "\u4e2d" not in obs.output
+        # stdout is cut to 1,000 characters, silently, and the end is never shown
+        result, obs = bash("seq 1 3000")
+        answer = json.loads(result.text)
+        assert len(answer["stdout"]) == 1000 and answer["output_truncated"] is False
+        assert "3000" not in answer["stdout"] and obs.full_output_path is None
+        # the output is shown JSON-escaped inside the answer
+        result, obs = bash("printf 'alpha 1\\nbeta 2'")
+        assert obs.output == "alpha 1\nbeta 2" and "alpha 1\nbeta 2" not in result.text
+        assert "alpha 1\\nbeta 2" in result.text
+        # a background task shows no output until it ends
+        result, obs = bash("echo one; sleep 2", run_in_background=True)
+        assert obs.background and obs.task_id
+        time.sleep(0.5)
+        running = adapter.call(call("task_output", cwd=str(ws), task_id=obs.task_id, block=False))
+        assert bash_obs(running).running and bash_obs(running).output == ""
+        done = adapter.call(call("task_output", cwd=str(ws), task_id=obs.task_id))
+        assert not bash_obs(done).running and bash_obs(done).output == "one\n"
+    finally:
+        import psutil
+
+        for pid in started:  # what this test's commands left running
+            with contextlib.suppress(psutil.Error):
+                psutil.Process(pid).kill()
+        adapter.close()
+        shutil.rmtree(ws, ignore_errors=True)
+
+
+# ---- mapping features: placeholders, defaults, transforms, env (no SDK needed)
+
+
+def tool_mapping(table: dict[str, Any], tool: str = "read") -> Any:
+    return parse_mapping({"tools": {tool: {"tool": "t", **table}}}).tools[tool]
+
+
+def test_defaults_fill_only_what_is_absent_and_fixed_wins() -> None:
+    grep = tool_mapping(
+        {"defaults": {"path": "{cwd}", "mode": "files"}, "fixed": {"root": "{tmp}/x"}}, "grep"
     )
-    assert report["expectations"]["stale"] == [] and report["expectations"]["unmatched"] == []
-    entries = tomllib.loads(expectations.read_text())
-    for found in entries["xfail"] + entries["skip"]:
-        assert len(found["reason"]) > 20, f"{found['id']}: say which server behaviour breaks it"
+    sent = grep.translate({"pattern": "a"}, "/w/ws", tmp="/tmp")
+    assert sent == {"pattern": "a", "path": "/w/ws", "mode": "files", "root": "/tmp/x"}
+    sent = grep.translate({"pattern": "a", "path": "/elsewhere", "mode": "count"}, "/w", tmp="/t")
+    assert sent["path"] == "/elsewhere" and sent["mode"] == "count"
+    fixed = tool_mapping({"fixed": {"mode": "always"}}, "grep")
+    assert fixed.translate({"pattern": "a", "mode": "mine"}, "/w")["mode"] == "always"
+
+
+def test_env_goes_to_its_target_only_when_the_call_has_one() -> None:
+    bash = tool_mapping({"env": "options.environment", "fixed": {"cwd": "{cwd}"}}, "bash")
+    assert bash.sends_cwd
+    sent = bash.translate({"command": "env"}, "/w", env={"A": "1"})
+    assert sent == {"command": "env", "options": {"environment": {"A": "1"}}, "cwd": "/w"}
+    assert "options" not in bash.translate({"command": "env"}, "/w", env=None)
+    assert not tool_mapping({}, "bash").sends_cwd
+
+
+@pytest.mark.parametrize(
+    ("spec", "value", "expected"),
+    [
+        ("seconds_to_ms", 1.5, 1500),
+        ("seconds_to_ms", "soon", "soon"),  # not converted: the server's validation answers
+        ("ms_to_seconds", 2500, 2.5),
+        ("ms_to_seconds", 3000, 3),
+        ("ceil_int", 0.2, 1),
+        ({"name": "ceil_int", "max": 300}, 1e9, 300),
+        ("ceil_int", float("nan"), "nan"),
+        ("one_to_zero_based", 1, 0),
+        ("one_to_zero_based", 0, 0),  # not a canonical line number: passed as it is
+        ("one_to_zero_based", -3, -3),
+        ("zero_to_one_based", 0, 1),
+        ("to_string", 3, "3"),
+        ("to_string", True, "true"),
+        ("negate", True, False),
+        ("negate", "yes", "yes"),
+        ({"name": "choose", "values": {"true": "background", "false": "fg"}}, True, "background"),
+        ({"name": "choose", "values": {"true": "background"}}, "maybe", "maybe"),
+    ],
+)
+def test_transforms(spec: Any, value: Any, expected: Any) -> None:
+    result = parse_transform(spec, "t").apply(value, Context({}, "/"))
+    if expected == "nan":
+        assert result != result  # NaN passes unchanged
+    else:
+        assert result == expected and type(result) is type(expected)
+
+
+def test_pages_spread_into_two_arguments() -> None:
+    pages = parse_transform({"name": "pages_to_range", "start": "start", "count": "count"}, "t")
+    assert pages.apply("3-5", Context({}, "/")) == Spread({"start": 3, "count": 3})
+    zero = parse_transform(
+        {"name": "pages_to_range", "start": "start", "count": "count", "base": 0}, "t"
+    )
+    assert zero.apply("2", Context({}, "/")) == Spread({"start": 1, "count": 1})
+    assert pages.apply("5-3", Context({}, "/")) == Spread({"start": "5-3"})
+    read = tool_mapping(
+        {"transforms": {"pages": {"name": "pages_to_range", "start": "start", "count": "count"}}}
+    )
+    assert read.translate({"path": "/a.pdf", "pages": "2-4"}, "/") == {
+        "path": "/a.pdf",
+        "start": 2,
+        "count": 3,
+    }
+
+
+def test_replace_all_becomes_the_count_found_on_disk(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("x x x y")
+    table = {
+        "arguments": {"replace_all": "expected"},
+        "transforms": {"replace_all": "replace_all_to_count"},
+    }
+    edit = tool_mapping(table, "edit")
+    args = {"file_path": "f.txt", "old_string": "x", "new_string": "z", "replace_all": True}
+    assert edit.translate(args, str(tmp_path))["expected"] == 3
+    assert edit.translate({**args, "replace_all": False}, str(tmp_path))["expected"] == 1
+
+
+# ---- result post-processing and observation builders (no SDK needed)
+
+
+def answer(text: str, *, error: bool = False, structured: Any = None) -> dict[str, Any]:
+    raw: dict[str, Any] = {"content": [{"type": "text", "text": text}], "isError": error}
+    if structured is not None:
+        raw["structuredContent"] = structured
+    return raw
+
+
+def built(tool: str, table: dict[str, Any], arguments: dict[str, Any], raw: dict[str, Any],
+          cwd: str = "/w") -> ToolResult:  # fmt: skip
+    mapping = tool_mapping(table, tool)
+    call = ToolCall(tool, arguments, cwd)
+    sent = mapping.translate(arguments, cwd)
+    result = finish(mapping, call, sent, raw, prepare(mapping, call)).with_call(call)
+    if "observation" in result.details:
+        parse_observation(tool, result.details["observation"])
+    return result
+
+
+def test_text_lines_from_the_offset_sent_with_a_continuation() -> None:
+    table = {
+        "result": {
+            "observation": "text_lines",
+            "strip": [r"^File: .*\n", r"\n\[more: start_line=\d+\]\n?$"],
+            "line_prefix": r"^\s*\d+\t",
+            "continuation": {"pattern": r"start_line=(\d+)", "base": 0},
+        },
+        "transforms": {"offset": "one_to_zero_based"},
+    }
+    text = "File: a.txt\n   3\tthree\n   4\tfour\n[more: start_line=4]\n"
+    result = built("read", table, {"path": "a.txt", "offset": 3, "limit": 2}, answer(text))
+    obs = read_obs(result)
+    assert obs.start_line == 3 and list(obs.lines) == ["three", "four"]
+    assert obs.truncated and obs.next_offset == 5  # 0-based 4 is canonical line 5
+    lines = {"result": {"observation": "text_lines", "complete_unless": ["limit"]}}
+    plain = built("read", lines, {"path": "a"}, answer("a\r\nb"))
+    assert list(read_obs(plain).lines) == ["a\r", "b"] and not read_obs(plain).truncated
+    assert read_obs(plain).total_lines == 2  # no limit was sent: the whole file was shown
+    assert (
+        read_obs(built("read", lines, {"path": "a", "limit": 2}, answer("a\nb"))).total_lines
+        is None
+    )
+    empty = built("read", lines, {"path": "a"}, answer(""))
+    assert read_obs(empty).lines == ()
+    # an error result of read carries no observation
+    missing = built("read", table, {"path": "x"}, answer("ENOENT", error=True))
+    assert missing.is_error and "observation" not in missing.details
+
+
+def test_is_error_from_the_text_or_a_json_field() -> None:
+    by_text = {"result": {"is_error": {"text": "^Error:"}}}
+    assert built("write", by_text, {"path": "a"}, answer("Error: denied")).is_error
+    assert not built("write", by_text, {"path": "a"}, answer("Wrote a")).is_error
+    by_field = {
+        "result": {
+            "observation": "json_fields",
+            "fields": {"exit_code": "exit_code", "output": ["stdout", "stderr"],
+                       "timed_out": {"field": "status", "in": ["timeout"]},
+                       "timeout_s": {"argument": "timeout_ms", "default": 60}},
+            "is_error": [{"field": "status", "in": ["timeout"]},
+                         {"field": "exit_code", "not_in": [0]}],
+        },
+        "arguments": {"timeout": "timeout_ms"},
+    }  # fmt: skip
+    ok = json.dumps({"status": "done", "exit_code": 0, "stdout": "a\n", "stderr": "b\n"})
+    result = built("bash", by_field, {"command": "x"}, answer(ok))
+    assert not result.is_error
+    assert bash_obs(result).output == "a\nb\n" and bash_obs(result).timeout_s == 60
+    failed = json.dumps({"status": "done", "exit_code": 2})
+    assert built("bash", by_field, {"command": "x"}, answer(failed)).is_error
+    late = built("bash", by_field, {"command": "x", "timeout": 5}, answer('{"status": "timeout"}'))
+    assert late.is_error and bash_obs(late).timed_out and bash_obs(late).timeout_s == 5
+    structured = built("bash", by_field, {"command": "x"}, answer("?", structured={"exit_code": 0}))
+    assert bash_obs(structured).exit_code == 0
+
+
+def test_path_lines_for_glob_and_grep() -> None:
+    table = {"result": {"observation": "path_lines", "empty": "No matches found"}}
+    glob = built("glob", table, {"pattern": "*", "path": "src"}, answer("a.py\n/abs/b.py\n"))
+    assert list(glob_obs(glob).paths) == ["/w/src/a.py", "/abs/b.py"]
+    none = built("glob", table, {"pattern": "*"}, answer("No matches found"))
+    assert glob_obs(none).paths == ()
+    files = built("grep", table, {"pattern": "x"}, answer("a.py\nb.py"))
+    assert grep_obs(files).files == ("/w/a.py", "/w/b.py")
+    content = built(
+        "grep", table, {"pattern": "x", "output_mode": "content"}, answer("a.py:3:x = 1\na.py-4-y")
+    )
+    assert [(x.path, x.line, x.text, x.match) for x in grep_obs(content).lines] == [
+        ("/w/a.py", 3, "x = 1", True),
+        ("/w/a.py", 4, "y", False),
+    ]
+    counts = built("grep", table, {"pattern": "x", "output_mode": "count"}, answer("a.py:2"))
+    assert [(c.path, c.count) for c in grep_obs(counts).counts] == [("/w/a.py", 2)]
+
+
+def test_written_and_edited(tmp_path: Path) -> None:
+    write = {"result": {"observation": "written"}}
+    result = built("write", write, {"path": "n.txt", "content": "é\n"}, answer("ok"), str(tmp_path))
+    assert write_obs(result).bytes_written == 3 and write_obs(result).created
+    (tmp_path / "old.txt").write_text("x")
+    again = built("write", write, {"path": "old.txt", "content": ""}, answer("ok"), str(tmp_path))
+    assert not write_obs(again).created and write_obs(again).path == str(tmp_path / "old.txt")
+    diff = "--- a\n+++ b\n@@ -4,3 +4,3 @@\n four\n-five\n+FIVE\n six\n"
+    assert first_changed_line(diff) == 5 and first_changed_line("no diff") is None
+    (tmp_path / "f.txt").write_text("x x x")
+    edit = {"result": {"observation": "edited"}}
+    args = {"file_path": "f.txt", "old_string": "x", "new_string": "y", "replace_all": True}
+    edited = built("edit", edit, args, answer(diff), str(tmp_path))
+    assert edit_obs(edited).replacements == 3 and edit_obs(edited).first_changed_line == 5
+    multi = {"file_path": "f.txt", "edits": [{"old_string": "a", "new_string": "b"}] * 2}
+    assert edit_obs(built("edit", edit, multi, answer("ok"), str(tmp_path))).replacements == 2
+
+
+def test_json_rpc_errors_as_results_carry_a_nothing_ran_observation() -> None:
+    table = {"result": {"observation": "json_fields", "fields": {"exit_code": "exit_code"},
+                        "json_rpc_errors": "result"}}  # fmt: skip
+    mapping = tool_mapping(table, "bash")
+    call = ToolCall("bash", {"command": ""}, "/w")
+    result = finish(mapping, call, {}, None, {}, (-32602, "command: too short")).with_call(call)
+    assert result.is_error and result.text == "MCP error -32602: command: too short"
+    assert bash_obs(result).exit_code is None and not bash_obs(result).running
+
+
+# ---- configure routing, scripts, workspaces and HOME, against the echo server
+
+
+def test_configure_is_routed_to_the_servers_own_tool_and_replayed_after_a_restart() -> None:
+    need_sdk()
+    mapping = {
+        "manifest": {"settings": ["read.max_lines", "bash.default_timeout_s"],
+                     "limits": {"read.max_lines": 100, "bash.default_timeout_s": 60}},
+        "configure": {
+            "tool": "set_config",
+            "arguments": {"read.max_lines": "max_lines", "bash.default_timeout_s": "timeout_ms"},
+            "transforms": {"bash.default_timeout_s": "seconds_to_ms"},
+        },
+        "tools": {"read": {"tool": "get_config"}, "glob": {"tool": "die"}},
+    }  # fmt: skip
+    adapter = McpAdapter(echo_command(), mapping, call_timeout=20)
+    manifest = adapter.start()
+    try:
+        assert manifest.settings == {"read.max_lines", "bash.default_timeout_s"}
+        applied = adapter.configure({"read.max_lines": 3, "bash.default_timeout_s": 2})
+        assert applied == {"read.max_lines": 3, "bash.default_timeout_s": 2}
+        config = adapter.call(call("read")).details["config"]
+        assert config == {"max_lines": 3, "timeout_ms": 2000}
+        with pytest.raises(AdapterError):
+            adapter.call(call("glob"))  # the server dies
+        # the new server got the same configuration before its first call
+        assert adapter.call(call("read")).details["config"] == config
+    finally:
+        adapter.close()
+
+
+SCRIPT = """
+from pytest_agenttools.adapters.mcp_script import ServerError
+
+async def read(call, session):
+    first = await session.call("show", {"path": call.arguments["path"]})
+    token = first.json()["received"]["path"]
+    second = await session.call("reply", {"text": f"line one\\nfrom {token}\\n"})
+    session.state["calls"] = session.state.get("calls", 0) + 1
+    return session.result(second.text, observation={
+        "start_line": 1, "lines": second.text.splitlines(), "calls": session.state["calls"]})
+
+async def grep(call, session):
+    try:
+        await session.call("rpc_fail", {})
+    except ServerError as error:
+        return session.result(f"refused: {error.code}", is_error=True)
+    return session.result("accepted")
+
+async def glob(call, session):
+    reply = await session.mapped(call)
+    return session.finish(call, reply)
+
+async def edit(call, session):
+    raise KeyError("a bug in the script")
+"""
+
+
+def test_a_script_makes_several_calls_and_carries_values_between_them(tmp_path: Path) -> None:
+    need_sdk()
+    (tmp_path / "my_mapping.py").write_text(SCRIPT)
+    (tmp_path / "mapping.toml").write_text(
+        'script = "my_mapping.py"\n'
+        '[tools.glob]\ntool = "reply"\narguments = { pattern = "text" }\n'
+        'result = { observation = "path_lines" }\n'
+    )
+    adapter = McpAdapter(echo_command(), tmp_path / "mapping.toml", call_timeout=20)
+    manifest = adapter.start()
+    try:
+        assert manifest.tools == {"read", "grep", "glob", "edit"}
+        first = adapter.call(call("read", path="x"))
+        assert first.text == "line one\nfrom x\n"
+        assert read_obs(first).lines == ("line one", "from x")
+        assert adapter.call(call("read", path="y")).details["observation"]["calls"] == 2
+        refused = adapter.call(call("grep", pattern="p"))
+        assert refused.is_error and refused.text.startswith("refused: -32")
+        listed = adapter.call(call("glob", pattern="a.txt\nb.txt"))
+        assert glob_obs(listed).paths == ("/work/ws/a.txt", "/work/ws/b.txt")
+        with pytest.raises(AdapterError, match=r"script .*my_mapping.py raised in edit: KeyError"):
+            adapter.call(call("edit", file_path="f", old_string="a", new_string="b"))
+    finally:
+        adapter.close()
+
+
+def test_bad_scripts_are_named(tmp_path: Path) -> None:
+    (tmp_path / "sync.py").write_text("def read(call, session):\n    pass\n")
+    with pytest.raises(ValueError, match="read must be an async def"):
+        parse_mapping({"script": "sync.py"}, base_dir=str(tmp_path))
+    (tmp_path / "empty.py").write_text("X = 1\n")
+    with pytest.raises(ValueError, match="defines no mapping function"):
+        parse_mapping({"script": "empty.py"}, base_dir=str(tmp_path))
+    with pytest.raises(ValueError, match="does not exist"):
+        parse_mapping({"script": "missing.py"}, base_dir=str(tmp_path))
+
+
+def test_bash_that_would_run_outside_the_workspace_is_not_run() -> None:
+    need_sdk()
+    mapping = {"tools": {"bash": {"tool": "slow"}, "read": {"tool": "show"}}}
+    adapter = McpAdapter(echo_command(), mapping, call_timeout=20)
+    try:
+        adapter.start()
+        assert "bash" in adapter.not_run and "{cwd}" in adapter.not_run["bash"]
+        with pytest.raises(ProtocolError, match="would run commands in the server's own"):
+            adapter.call(call("bash", command="true"))
+    finally:
+        adapter.close()
+
+
+def test_not_run_clauses_are_skipped_with_the_adapters_reason(pytester: pytest.Pytester) -> None:
+    need_sdk()
+    mapping = pytester.makefile(".toml", mapping='[tools.bash]\ntool = "slow"\n')
+    pytester.makepyfile(
+        """
+        import pytest
+
+        @pytest.mark.agenttools_clause("BASH-CWD-01")
+        def test_bash(agenttools_client):
+            agenttools_client.bash(command="true")
+        """
+    )
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-rs", f"--agenttools-mcp={echo_command()}",
+        f"--agenttools-mcp-mapping={mapping}",
+    )  # fmt: skip
+    result.assert_outcomes(skipped=1)
+    result.stdout.fnmatch_lines(["*not run: bash through MCP adapter*test's workspace*"])
+
+
+def test_each_server_gets_a_private_home_and_directory_removed_after() -> None:
+    need_sdk()
+    mapping = {"tools": {"read": {"tool": "where"}}}
+    adapter = McpAdapter(echo_command(), mapping, call_timeout=20)
+    adapter.start()
+    try:
+        where = adapter.call(call("read")).details
+        assert where["home"] != os.environ.get("HOME") and os.path.isdir(where["home"])
+        assert where["cwd"] != os.getcwd() and os.path.isdir(where["cwd"])
+    finally:
+        adapter.close()
+    assert not os.path.exists(where["home"]) and not os.path.exists(where["cwd"])
+    inherit = {"server": {"home": "inherit", "directory": "inherit"}, **mapping}
+    adapter = McpAdapter(echo_command(), inherit, call_timeout=20)
+    adapter.start()
+    try:
+        where = adapter.call(call("read")).details
+        assert where["home"] == os.environ.get("HOME") and where["cwd"] == os.getcwd()
+    finally:
+        adapter.close()
+
+
+def test_cwd_in_the_command_starts_a_server_per_workspace(tmp_path: Path) -> None:
+    need_sdk()
+    mapping = {"tools": {"read": {"tool": "where"}, "bash": {"tool": "slow"}}}
+    adapter = McpAdapter(f"{echo_command()} --root {{cwd}}", mapping, call_timeout=20)
+    adapter.start()
+    assert adapter.not_run == {}  # commands run where the server runs: the workspace
+    spaces = [tmp_path / name for name in ("a", "b", "c", "d", "e", "f")]
+    try:
+        seen = []
+        for space in spaces:
+            space.mkdir()
+            first = adapter.call(call("read", cwd=str(space))).details
+            again = adapter.call(call("read", cwd=str(space))).details
+            assert first["cwd"] == str(space) and again["pid"] == first["pid"]
+            seen.append(first["pid"])
+        assert len(set(seen)) == len(spaces)  # one server per workspace
+        assert len(adapter._servers) <= 4  # the least used are stopped
+    finally:
+        adapter.close()
+    assert not any(psutil_alive(pid) for pid in seen)
+
+
+# ---- no server outlives the adapter
+
+
+def psutil_alive(pid: int) -> bool:
+    import psutil
+
+    try:
+        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+    except psutil.NoSuchProcess:
+        return False
+
+
+def test_close_kills_a_server_that_ignores_sigterm_and_everything_it_started() -> None:
+    need_sdk()
+    mapping = {"tools": {"read": {"tool": "spawn"}, "bash": {"tool": "slow", "fixed": {
+        "directory": "{cwd}"}}}}  # fmt: skip
+    adapter = McpAdapter(echo_command("--stubborn"), mapping, call_timeout=20)
+    adapter.start()
+    spawned = adapter.call(call("read")).details
+    server = adapter._servers[None]
+    pids = [spawned["server"], *spawned["children"]]
+    assert all(psutil_alive(pid) for pid in pids)
+    assert {p.pid for p in marked_processes(server.mark)} >= set(pids)
+    started = time.monotonic()
+    adapter.close()
+    # SDK: stdin closed, 2 s, SIGTERM to the group (ignored), 2 s, SIGKILL; then the mark sweep
+    # ends the child in a session of its own
+    assert time.monotonic() - started < 30
+    assert [pid for pid in pids if psutil_alive(pid)] == []
+    assert marked_processes(server.mark) == []
+
+
+def test_a_retired_server_is_waited_for_at_close() -> None:
+    need_sdk()
+    adapter = McpAdapter(echo_command("--stubborn"), ECHO_MAPPING, call_timeout=1)
+    adapter.start()
+    spawned = adapter.call(call("read", path="a")).details  # the server is alive
+    assert spawned["received"]["path"] == "/work/ws/a"
+    first = adapter._servers[None]
+    mark = first.mark
+    with pytest.raises(AdapterError, match="within 1 s"):
+        adapter.call(call("bash", command=30))
+    adapter.close()  # at once: the retired server is still being stopped in the background
+    assert marked_processes(mark) == []
+
+
+LAST_TEST_TIMES_OUT = """
+def test_last(agenttools_client):
+    agenttools_client.bash(command=30)
+"""
+
+
+def test_no_server_outlives_a_session_whose_last_test_timed_out(
+    pytester: pytest.Pytester, tmp_path: Path
+) -> None:
+    need_sdk()
+    pidfile = tmp_path / "pids"
+    mapping = pytester.makefile(
+        ".toml",
+        mapping='[tools.bash]\ntool = "slow"\narguments = { command = "seconds" }\n'
+        'fixed = { directory = "{cwd}" }\n',
+    )
+    pytester.makepyfile(LAST_TEST_TIMES_OUT)
+    command = echo_command("--stubborn", "--pidfile", str(pidfile))
+    result = pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", f"--agenttools-mcp={command}",
+        f"--agenttools-mcp-mapping={mapping}", "--agenttools-call-timeout=1",
+    )  # fmt: skip
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*no answer to bash(command=30)*within 1 s*"])
+    pids = [json.loads(line) for line in pidfile.read_text().split()]
+    assert pids, "the server wrote its pid"
+    assert [pid for pid in pids if psutil_alive(pid)] == []
+    import psutil
+
+    leftovers = []
+    for proc in psutil.process_iter(["cmdline"]):
+        with contextlib.suppress(psutil.Error):
+            if str(pidfile) in " ".join(proc.info["cmdline"] or []):
+                leftovers.append(proc.pid)
+    assert leftovers == []
+
+
+def test_the_mapping_examples_in_the_docs_are_valid() -> None:
+    text = (REPO / "docs" / "mcp-adapter.md").read_text(encoding="utf-8")
+    blocks = [b.split("```", 1)[0] for b in text.split("```toml\n")[1:]]
+    full = next(b for b in blocks if "[tools.read.result]" in b)
+    data = tomllib.loads(full.replace('script = "my_mapping.py"', ""))
+    mapping = parse_mapping(data)
+    read = mapping.tools["read"]
+    assert read.result.observation == "text_lines" and read.result.json_rpc_errors == "result"
+    assert mapping.configure is not None and mapping.manifest["settings"] == ["read.max_lines"]
+    snippet = next(b for b in blocks if b.startswith("[tools.bash.result]"))
+    bash = parse_mapping(
+        {"tools": {"bash": {"tool": "run", **tomllib.loads(snippet)["tools"]["bash"]}}}
+    )
+    assert bash.tools["bash"].result.observation == "json_fields"

@@ -204,3 +204,69 @@ def test_snapshot_update_never_writes_into_site_packages(pytester: pytest.Pytest
     )
     assert result.ret != 0
     assert "--agenttools-golden-dir" in result.stdout.str() + result.stderr.str()
+
+
+def test_terminal_section_shows_the_levels_and_can_be_left_out(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(CLIENT_TESTS)
+    result = pytester.runpytest()
+    out = result.stdout.str()
+    assert "agenttools conformance" in out
+    (core,) = [line for line in out.splitlines() if line.split()[:1] == ["core"]]
+    must, passed, failed, xfailed, not_run = (int(n) for n in core.split()[1:6])
+    assert (passed, failed, xfailed) == (1, 0, 0) and not_run == must - 1
+    assert re.search(r"not run: \d+ clauses .*: not selected by this run \(tests ", out)
+    assert re.search(r"^  FAIL  READ-DIR-01 .*\(1 test: 1 failed\)$", out, re.M)
+    quiet = pytester.runpytest("-p", "no:agenttools-summary")
+    assert "agenttools conformance" not in quiet.stdout.str()
+    quiet.assert_outcomes(passed=3, failed=1, skipped=1)
+
+
+def test_report_records_the_failing_assertion(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(CLIENT_TESTS)
+    out = pytester.path / "r.json"
+    pytester.runpytest(f"--agenttools-report={out}")
+    report = report_of(out)
+    failing = next(t for t in report["tests"] if t["outcome"] == "failed")
+    assert failing["assertion"].startswith("assert not ")
+    assert failing["message"].index(failing["assertion"].splitlines()[0]) > 0
+    assert "\n" not in report["started"] and report["started"].endswith("Z")
+    not_run = report["not_run"]
+    assert "READ-NF-01" not in not_run and "READ-EOL-01" in not_run
+    assert all(reason for reason in not_run.values())
+    assert report["levels"]["core"]["MUST"]["passed"] == 1
+
+
+def test_strict_refuses_todo_reasons(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(CLIENT_TESTS)
+    todo = pytester.makefile(
+        ".toml",
+        todo='[[xfail]]\nid = "READ-DIR-01"\nreason = "TODO: say which behaviour breaks this"\n',
+    )
+    result = pytester.runpytest(f"--agenttools-expectations={todo}", "--agenttools-strict")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*refuses 1 entry whose reason still says TODO*id='READ-DIR-01'*"])
+    lenient = pytester.runpytest(f"--agenttools-expectations={todo}")
+    lenient.assert_outcomes(passed=3, xfailed=1, skipped=1)
+
+
+def test_an_entry_for_a_tool_the_run_left_out_is_not_unmatched(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(CLIENT_TESTS)
+    entries = pytester.makefile(
+        ".toml",
+        exp='[[xfail]]\nid = "READ-DIR-01"\nreason = "this implementation lists directories"\n'
+        '[[xfail]]\nid = "NO-SUCH-CLAUSE"\nreason = "matches nothing at all"\n',
+    )
+    result = pytester.runpytest(
+        "--agenttools-tools=write", f"--agenttools-expectations={entries}", "--agenttools-strict"
+    )
+    result.assert_outcomes(passed=1, skipped=1, deselected=3)
+    out = result.stdout.str()
+    assert "id='READ-DIR-01'" not in out, "an entry of a tool left out by --tools is not wrong"
+    assert "unmatched expectation [[xfail]] #2 id='NO-SUCH-CLAUSE'" in out
+    assert result.ret == 1
+    by_keyword = pytester.runpytest_subprocess(
+        "-n", "2", "-k", "plain", f"--agenttools-expectations={entries}", "-p", "no:cacheprovider"
+    )
+    by_keyword.assert_outcomes(passed=1)
+    out = by_keyword.stdout.str()
+    assert "id='READ-DIR-01'" not in out and "id='NO-SUCH-CLAUSE'" in out

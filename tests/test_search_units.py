@@ -6,7 +6,10 @@ where timing or signals matter, the real rg elsewhere).
 
 from __future__ import annotations
 
+import fnmatch
 import os
+import shutil
+import subprocess
 import sys
 import threading
 import time
@@ -14,11 +17,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from pytest_agenttools.clauses import load, render_markdown
+from pytest_agenttools.fixtures import trees
 from pytest_agenttools.reference_impl import (
+    create,
     globmatch,
+    grep,
     ripgrep,
     search_filters,
+    search_input,
+    search_ops,
     search_paging,
     search_root,
 )
@@ -177,3 +188,211 @@ def test_real_rg_lists_files(tmp_path: Path) -> None:
     argv += search_filters.glob_arguments([], default_dirs=True)
     found = ripgrep.run(argv, str(tmp_path), timeout=20, max_bytes=1 << 20)
     assert found.records(b"\0") == [b"a.txt"]
+
+
+# --- the spec's tables, and the reference's lists ---------------------------------------------
+
+
+def test_reference_lists_equal_the_spec_tables() -> None:
+    """The suite builds its trees from the spec's tables; the reference must hide the same."""
+    spec = load()
+    assert spec.table("search.excluded_dirs").values == search_filters.DEFAULT_EXCLUDED_DIRS
+    assert spec.table("search.vcs_dirs").values == search_filters.VCS_DIRS
+    assert spec.table("search.sensitive_dirs").values == search_filters.SENSITIVE_DIRS
+    assert spec.table("search.sensitive_files").values == search_filters.SENSITIVE_FILES
+
+
+def test_fixture_trees_cover_every_table_entry() -> None:
+    secrets = trees.secret_files()
+    for name in trees.sensitive_dirs():
+        assert any(name in p.split("/") for p in secrets), f"no secret below {name}"
+    for pattern in trees.sensitive_files():
+        assert any(fnmatch.fnmatch(p.rsplit("/", 1)[-1].lower(), pattern) for p in secrets), (
+            f"no secret file named like {pattern}"
+        )
+    assert all(search_filters.is_sensitive_path(p) for p in secrets)
+    assert not any(search_filters.is_sensitive_path(p) for p in trees.PROJECT)
+    excluded = trees.excluded_files()
+    for name in trees.excluded_dirs():
+        assert (
+            f"{name}/top_needle.txt" in excluded and f"src/{name}/lib/deep_needle.txt" in excluded
+        )
+
+
+def test_spec_tables_render_into_docs() -> None:
+    markdown = render_markdown(load(), {})
+    assert "**Table `search.sensitive_files`: Secret file names.**" in markdown
+    assert "`.pgpass`" in markdown and "`build_env`" in markdown
+
+
+@pytest.mark.parametrize("use_git", [None, False])
+def test_git_repository_fixture_is_accepted_by_git(tmp_path: Path, use_git: bool | None) -> None:
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed, so nothing can say whether it accepts the tree")
+    trees.make_git_repository(tmp_path, use_git=use_git)
+    env = {**os.environ, "GIT_CONFIG_NOSYSTEM": "1", "GIT_CONFIG_GLOBAL": os.devnull}
+    found = subprocess.run(
+        [git, "rev-parse", "--git-dir"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
+    assert found.returncode == 0, found.stderr
+    assert os.path.realpath(tmp_path / found.stdout.strip()) == os.path.realpath(tmp_path / ".git")
+
+
+# --- glob dialects ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "dot", "matches"),
+    [
+        ("*.py", "a.py", False, True),
+        ("*.py", "src/a.py", False, False),
+        ("**/*.py", "a.py", False, True),
+        ("**/*.py", "src/deep/a.py", False, True),
+        ("**/*.py", ".hidden/a.py", False, False),
+        ("**/*.py", ".hidden/a.py", True, True),
+        ("*", ".bashrc", False, False),
+        ("*", ".bashrc", True, True),
+        (".*", ".bashrc", False, True),
+        ("src/**", "src/a/b/c", False, True),
+        ("src/deep/", "src/deep/c.py", False, False),
+        ("./*.py", "top.py", False, True),
+        ("lib/*.{ts,tsx}", "lib/f.tsx", False, True),
+        ("{a,b}/{c,d}.txt", "b/c.txt", False, True),
+        ("file[!12].txt", "file3.txt", False, True),
+        ("a**b", "axxb", False, True),
+        ("a**b", "a/b", False, False),
+    ],
+)
+def test_anchored_dialect_translation(pattern: str, path: str, dot: bool, matches: bool) -> None:
+    assert bool(globmatch.compile_anchored(pattern, dot=dot).match(path)) is matches
+
+
+def test_brace_expansion_is_bounded() -> None:
+    assert globmatch.expand_braces("a{b,c{d,e}}f") == ["abf", "acdf", "acef"]
+    assert globmatch.expand_braces("{only}") == ["{only}"]
+    with pytest.raises(globmatch.GlobSyntaxError, match="alternatives"):
+        globmatch.expand_braces("{a,b}" * 20)
+
+
+# --- input checks, ports, results -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("a\x00b", "NUL"), ("a\ud800", "surrogate"), ("x" * 20, "at most 10")],
+)
+def test_check_text_refuses_what_cannot_be_searched(value: str, message: str) -> None:
+    with pytest.raises(ToolError, match=message):
+        search_input.check_text(value, "grep", "pattern", max_chars=10, what="patterns")
+
+
+def test_long_patterns_go_to_rg_in_a_file() -> None:
+    ops = search_ops.GrepOps()
+    with ops.pattern_arguments("short") as args:
+        assert args == ["--regexp=short"]
+    big = "é" * 40_000
+    with ops.pattern_arguments(big) as args:
+        assert len(args) == 1 and args[0].startswith("--file=")
+        name = args[0].removeprefix("--file=")
+        assert Path(name).read_text(encoding="utf-8") == big
+    assert not os.path.exists(name), "the pattern file is removed after the run"
+
+
+def test_context_window_is_bisected() -> None:
+    numbers = [1, 2, 3, 50, 51, 99]
+    window = search_ops.GrepOps().window
+    assert list(window(numbers, 50, 1)) == [50, 51]
+    assert list(window(numbers, 2, 10**12)) == numbers
+
+
+def test_engine_env_drops_ripgrep_config(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RIPGREP_CONFIG_PATH", "/tmp/rc")
+    env = search_ops.SearchOps().engine_env({"RIPGREP_CONFIG_PATH": "/x"})
+    assert "RIPGREP_CONFIG_PATH" not in env
+    assert search_ops.SearchOps().base_flags()[0] == "--no-config"
+
+
+def test_observed_paths() -> None:
+    assert search_paging.observed_path("/w/src", "a.py", "/w") == "src/a.py"
+    assert search_paging.observed_path("/w", "./a.py", "/w") == "a.py"
+    assert search_paging.observed_path("/elsewhere", "a.py", "/w") == "/elsewhere/a.py"
+
+
+def test_engine_crash_is_a_clear_error() -> None:
+    crashed = ripgrep.RgRun(b"", "memory allocation of 43204320096 bytes failed", -6)
+    with pytest.raises(ToolError, match="too complex"):
+        grep._check_run(crashed, "(a|b)" * 5, 30.0)
+    refused = ripgrep.RgRun(b"", "rg: error parsing glob '[': unclosed class", 2)
+    with pytest.raises(ToolError, match="glob pattern is not valid"):
+        grep._check_run(refused, "x", 30.0)
+
+
+def test_a_run_that_ends_after_its_deadline_timed_out(tmp_path: Path) -> None:
+    found = ripgrep.run(["sh", "-c", "sleep 0.3"], str(tmp_path), timeout=0.1, max_bytes=100)
+    assert found.timed_out
+
+
+def test_too_long_command_line_is_a_clear_error(tmp_path: Path) -> None:
+    with pytest.raises(ToolError, match="too long"):
+        search_ops.SearchOps().run(
+            ["true", "x" * 200_000], str(tmp_path), timeout=5, max_bytes=100, cancel=None, env=None
+        )
+
+
+# --- no input makes the reference answer with an exception ------------------------------------
+
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**30), max_value=10**30),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.text(max_size=40),
+    st.sampled_from(["a\x00b", "\ud800", "x" * 140_000, "[", "{a,", "**/", "./", "~/x", "\n"]),
+    st.lists(st.text(max_size=8), max_size=3),
+    st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+)
+_GREP_NAMES = ["pattern", "path", "glob", "output_mode", "literal", "ignore_case", "context"]
+_GLOB_NAMES = ["pattern", "path", "include_ignored", "sort", "offset", "limit"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    tool=st.sampled_from(["grep", "glob"]),
+    arguments=st.dictionaries(
+        st.sampled_from([*_GREP_NAMES, *_GLOB_NAMES, "offset", "limit"]), _VALUES, max_size=5
+    ),
+)
+def test_no_argument_value_escapes_as_an_exception(
+    search_tree: Path, tool: str, arguments: dict[str, Any]
+) -> None:
+    result = create().call(tool, arguments, str(search_tree))
+    assert result["details"].get("error") != "internal", result["content"][0]["text"]
+
+
+@pytest.fixture(scope="module")
+def search_tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fuzz")
+    trees.make_project(root)
+    return root
+
+
+def test_spec_tables_of_rows_load_and_render(tmp_path: Path) -> None:
+    spec = tmp_path / "spec.toml"
+    spec.write_text(
+        '[section]\ntool = "edit"\ntext = "x"\n\n'
+        '[[table]]\nname = "edit.t"\ntool = "edit"\ntitle = "T"\ntext = "Rows."\n'
+        'columns = ["point", "folds_to"]\nrows = [["U+2018", "\'"], ["U+007C", "|"]]\n\n'
+        '[[clause]]\nid = "EDIT-X-01"\ntool = "edit"\nlevel = "MUST"\ntitle = "t"\n'
+        'text = "t"\nrationale = "r"\n',
+        encoding="utf-8",
+    )
+    loaded = load(spec)
+    assert loaded.tables["edit.t"].rows == (("U+2018", "'"), ("U+007C", "|"))
+    assert loaded.table("edit.t").values == ("U+2018", "U+007C")
+    markdown = render_markdown(loaded, {})
+    assert "| point | folds_to |" in markdown and "| `U+007C` | `\\|` |" in markdown
+    bad = tmp_path / "bad.toml"  # another file: load() caches what it parsed
+    bad.write_text('[[table]]\nname = "bad"\ntool = "edit"\ncolumns = ["a"]\nrows = [["x", "y"]]\n')
+    with pytest.raises(ValueError, match="rows of that many strings"):
+        load(bad)

@@ -85,7 +85,8 @@ def deadline_for(call: ToolCall, call_timeout: float) -> float:
     arguments = call.arguments if isinstance(call.arguments, Mapping) else {}
     extra = arguments.get("timeout") if call.tool in TIMED_TOOLS else None
     if isinstance(extra, int | float) and not isinstance(extra, bool) and extra > 0:
-        return call_timeout + min(float(extra), MAX_EXTRA_WAIT)
+        # compared before any float(): an integer beyond the float range must not overflow
+        return call_timeout + float(min(extra, MAX_EXTRA_WAIT))
     return call_timeout
 
 

@@ -10,9 +10,13 @@ wire could not carry.
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import os
+import sys
 import threading
+import time
 from collections.abc import Mapping
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
@@ -33,19 +37,24 @@ hookimpl = pluggy.HookimplMarker("pytest")
 
 
 def load_factory(spec: str) -> Any:
-    """Import ``package.module:attribute``; AdapterError says what to fix."""
-    module_name, _, attribute = spec.partition(":")
+    """Import ``package.module:attribute`` or ``path/to/file.py:attribute``; AdapterError says
+    what to fix."""
+    module_name, _, attribute = spec.rpartition(":")
     if not module_name or not attribute:
         raise AdapterError(
-            f"--agenttools-impl={spec!r} must look like 'package.module:factory' "
-            "(a module path, a colon, and a callable that returns the implementation)"
+            f"--agenttools-impl={spec!r} must look like 'package.module:factory' or "
+            "'path/to/adapter.py:factory' (a module, a colon, and a callable that returns the "
+            "implementation)"
         )
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise AdapterError(
-            f"--agenttools-impl={spec!r}: cannot import {module_name!r}: {exc}"
-        ) from exc
+    if module_name.endswith(".py") or os.sep in module_name:
+        module = _import_file(module_name, spec)
+    else:
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            raise AdapterError(
+                f"--agenttools-impl={spec!r}: cannot import {module_name!r}: {exc}"
+            ) from exc
     try:
         return getattr(module, attribute)
     except AttributeError:
@@ -54,17 +63,63 @@ def load_factory(spec: str) -> Any:
         ) from None
 
 
+def _import_file(file: str, spec: str) -> Any:
+    """Import a module from its file, as ``python FILE`` would see it: its directory first on
+    ``sys.path`` (so its sibling modules import), registered under its own name."""
+    path = os.path.abspath(file)
+    if not os.path.isfile(path):
+        raise AdapterError(f"--agenttools-impl={spec!r}: no such file {path}")
+    name = os.path.splitext(os.path.basename(path))[0]
+    loaded = sys.modules.get(name)
+    if loaded is not None:
+        where = getattr(loaded, "__file__", None)
+        if where and os.path.abspath(where) == path:
+            return loaded
+        raise AdapterError(
+            f"--agenttools-impl={spec!r}: a module named {name!r} is already imported from "
+            f"{where or 'elsewhere'}; rename {os.path.basename(path)}"
+        )
+    directory = os.path.dirname(path)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    found = importlib.util.spec_from_file_location(name, path)
+    if found is None or found.loader is None:
+        raise AdapterError(f"--agenttools-impl={spec!r}: {path} is not a Python module")
+    module = importlib.util.module_from_spec(found)
+    sys.modules[name] = module
+    try:
+        found.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise AdapterError(
+            f"--agenttools-impl={spec!r}: importing {path} raised {type(exc).__name__}: {exc}"
+        ) from exc
+    return module
+
+
 class _Pending:
-    def __init__(self, future: Future[ToolResult], cancel: threading.Event) -> None:
+    def __init__(
+        self, future: Future[ToolResult], cancel: threading.Event, deadline: float, where: str
+    ) -> None:
         self._future = future
         self._cancel = cancel
+        self._deadline = deadline
+        self._due = time.monotonic() + deadline
+        self._where = where
 
     def result(self, timeout: float | None = None) -> ToolResult:
+        """The result; without ``timeout``, within the call's deadline (armed at submit)."""
+        if timeout is None:
+            shown, wait = self._deadline, max(0.0, self._due - time.monotonic())
+        else:
+            shown = wait = timeout
         try:
-            return self._future.result(timeout)
+            return self._future.result(wait)
         except FutureTimeout:
             self._cancel.set()
-            raise AdapterError(f"no result within {timeout} s (a cancel was sent)") from None
+            raise AdapterError(
+                f"{self._where}: no result within {shown:g} s (a cancel was sent)"
+            ) from None
 
     def cancel(self) -> None:
         self._cancel.set()
@@ -74,6 +129,8 @@ class _Pending:
 
 
 class InProcessAdapter:
+    transport = "in-process"
+
     def __init__(
         self,
         spec: str,
@@ -84,7 +141,6 @@ class InProcessAdapter:
         self._override = manifest_override
         self.call_timeout = call_timeout
         self._impl: Any = None
-        self._pool = ThreadPoolExecutor(max_workers=32, thread_name_prefix="agenttools-inproc")
 
     def describe(self) -> str:
         return f"in-process adapter {self.spec!r}"
@@ -119,8 +175,13 @@ class InProcessAdapter:
             )
         except Exception as exc:
             name = type(exc).__name__
-            if name == "UnknownToolError":
-                raise ProtocolError(f"{self.describe()}: {exc}", -32602) from exc
+            # a protocol fault of the call (unknown tool, malformed env) carries its JSON-RPC
+            # code, as the stdio server would answer it
+            code = getattr(exc, "jsonrpc_code", None)
+            if type(code) is int or name == "UnknownToolError":
+                raise ProtocolError(
+                    f"{self.describe()}: {exc}", code if type(code) is int else -32602
+                ) from exc
             raise AdapterError(
                 f"{self.describe()}: {call.describe()} raised {name}: {exc} "
                 "(a tool failure must be a result with isError=true, not an exception)"
@@ -130,7 +191,20 @@ class InProcessAdapter:
     def submit(self, call: ToolCall) -> _Pending:
         wire = call_params(call, self.describe())
         cancel = threading.Event()
-        return _Pending(self._pool.submit(self._run, call, wire, cancel), cancel)
+        future: Future[ToolResult] = Future()
+
+        def run() -> None:
+            if not future.set_running_or_notify_cancel():
+                return
+            try:
+                future.set_result(self._run(call, wire, cancel))
+            except BaseException as exc:
+                future.set_exception(exc)
+
+        # a daemon thread per call: a call that never returns (the implementation ignores its
+        # cancel) must not keep the test process from exiting, as a pool's worker would
+        threading.Thread(target=run, daemon=True, name="agenttools-inproc").start()
+        return _Pending(future, cancel, deadline_for(call, self.call_timeout), self.describe())
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
         wait = timeout if timeout is not None else deadline_for(call, self.call_timeout)
@@ -160,7 +234,6 @@ class InProcessAdapter:
     def close(self) -> None:
         if self._impl is not None and hasattr(self._impl, "shutdown"):
             self._impl.shutdown()
-        self._pool.shutdown(wait=False, cancel_futures=True)
 
 
 def from_settings(settings: Mapping[str, Any]) -> InProcessAdapter:

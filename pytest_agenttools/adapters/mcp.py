@@ -1,4 +1,4 @@
-"""Check any MCP tool server: canonical calls go through a mapping file to ``tools/call``.
+"""Check any MCP tool server: canonical calls go through a mapping to ``tools/call``.
 
 The server runs as a stdio subprocess driven by the official ``mcp`` SDK (``ClientSession`` over
 ``stdio_client``) on a private asyncio loop in a background thread, so the kit stays synchronous:
@@ -6,49 +6,79 @@ The server runs as a stdio subprocess driven by the official ``mcp`` SDK (``Clie
 task (the SDK then sends ``notifications/cancelled``). The SDK is imported only when an adapter is
 created, never when the plugin loads.
 
-The mapping file (TOML, see ``docs/mcp-adapter.md``) says which MCP tool serves each canonical tool,
-how argument names translate (including into list items, ``edits[0].oldText``), which arguments
-are paths to resolve against the call's ``cwd``, and the manifest. ``{tmp}`` in the command stands
-for the real path of the directory the kit makes its workspaces in, so a server that only serves
-allowed directories can be pointed at it. Every error is an AdapterError naming the adapter.
+The mapping (``mcp_mapping``; TOML, ``docs/mcp-adapter.md``) says which MCP tool serves each
+canonical tool and how arguments and answers translate, including the observation each result
+carries (``mcp_results``); a script module (``mcp_script``) serves what a table cannot say.
+
+Servers are kept on a short leash, because MCP has no working directory and servers write where
+they are started: each runs with a private HOME and launch directory (temp dirs the adapter
+creates and removes), in its own process group, marked with an environment variable its
+descendants inherit. ``{cwd}`` in the command starts one server per workspace, launched there.
+When a server is replaced (a crash, a call that timed out) or the adapter closes, the server is
+shut down, every process still carrying its mark is killed, and ``close`` waits for all of it:
+no server outlives the session, even one that ignores SIGTERM.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import itertools
 import os
-import re
 import shlex
+import shutil
+import signal
 import tempfile
 import threading
-import tomllib
+import time
+import uuid
 from collections.abc import Mapping
 from concurrent.futures import CancelledError as FutureCancelled
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
-from dataclasses import dataclass
-from pathlib import Path
+from concurrent.futures import wait as wait_futures
 from typing import Any, TextIO, cast
 
 import pluggy
 
-from ..contract import TOOLS, ContractViolation, Manifest, ToolCall, ToolResult
+from ..contract import ContractViolation, Manifest, ToolCall, ToolResult
+from ..observations import ALWAYS_OBSERVED
 from .base import AdapterError, ProtocolError, deadline_for
+from .mcp_mapping import (
+    CWD_PLACEHOLDER,
+    TMP_PLACEHOLDER,
+    McpMapping,
+    ToolMapping,
+    TranslationConflict,
+    load_mapping,
+    parse_mapping,
+    parse_target,
+)
+from .mcp_results import convert_result, finish, prepare
+from .mcp_script import McpSession, Reply, ServerError, script_function
 from .stdio import resolve_program
 
-TMP_PLACEHOLDER = "{tmp}"
+__all__ = [
+    "McpAdapter",
+    "TranslationConflict",
+    "convert_result",
+    "load_mapping",
+    "parse_mapping",
+    "parse_target",
+    "temp_root",
+    "unencodable",
+]
+
 INITIALIZE_TIMEOUT = 30.0
 SHUTDOWN_TIMEOUT = 10.0
-CANCEL_GRACE = 5.0
+#: how long ``close`` waits for every server to be shut down and reaped
+CLOSE_TIMEOUT = 2 * SHUTDOWN_TIMEOUT + 10
 STDERR_BYTES = 4000
+#: per-workspace servers kept alive at once (the oldest is stopped when a new one starts)
+MAX_WORKSPACE_SERVERS = 4
+#: the environment variable that marks a server and everything it starts
+MARK = "AGENTTOOLS_MCP_SERVER"
 hookimpl = pluggy.HookimplMarker("pytest")
 CONNECTION_CLOSED = -32000  # the SDK's code for "the connection to the server closed"
-
-MAPPING_KEYS = frozenset({"manifest", "tools"})
-TOOL_KEYS = frozenset({"tool", "arguments", "paths", "drop", "fixed", "items"})
-_SEGMENT = re.compile(r"^(?P<name>[^.\[\]]+)(?P<indexes>(?:\[\d+\])*)$")
 
 
 def temp_root() -> str:
@@ -56,251 +86,10 @@ def temp_root() -> str:
     return os.path.realpath(os.environ.get("AGENTTOOLS_TMPDIR") or tempfile.gettempdir())
 
 
-def parse_target(target: str) -> tuple[str | int, ...]:
-    """``edits[0].oldText`` -> ``("edits", 0, "oldText")``; ValueError says what is wrong."""
-    steps: list[str | int] = []
-    for segment in target.split("."):
-        match = _SEGMENT.match(segment)
-        if not match:
-            raise ValueError(
-                f"bad target {target!r}: use names joined by '.', each optionally followed by "
-                "list indexes like [0] (for example 'edits[0].oldText')"
-            )
-        steps.append(match["name"])
-        steps.extend(int(i) for i in re.findall(r"\[(\d+)\]", match["indexes"]))
-    return tuple(steps)
-
-
-class TranslationConflict(Exception):
-    """Two canonical arguments would write the same MCP value."""
-
-
-_HOLE = object()  # a list slot no argument has filled (sent as null)
-
-
-def _place(
-    root: dict[str, Any],
-    steps: tuple[str | int, ...],
-    value: Any,
-    owner: str,
-    owners: dict[Any, str],
-) -> None:
-    for other_steps, other in owners.items():
-        shorter = min(len(steps), len(other_steps))
-        if steps[:shorter] == other_steps[:shorter]:
-            raise TranslationConflict(f"{other} and {owner}")
-    node: Any = root
-    for step, following in itertools.pairwise(steps):
-        fresh: Any = [] if isinstance(following, int) else {}
-        if isinstance(step, int):
-            if not isinstance(node, list):
-                raise TranslationConflict(f"{owner} and an argument that is not a list")
-            node.extend([_HOLE] * (step + 1 - len(node)))
-            if node[step] is _HOLE:
-                node[step] = fresh
-            node = node[step]
-        else:
-            if not isinstance(node, dict):
-                raise TranslationConflict(f"{owner} and an argument that is not an object")
-            node = node.setdefault(step, fresh)
-        if type(node) is not type(fresh):
-            raise TranslationConflict(f"{owner} and an argument of another shape")
-    last = steps[-1]
-    if isinstance(last, int):
-        if not isinstance(node, list):
-            raise TranslationConflict(f"{owner} and an argument that is not a list")
-        node.extend([_HOLE] * (last + 1 - len(node)))
-        node[last] = value
-    else:
-        if not isinstance(node, dict):
-            raise TranslationConflict(f"{owner} and an argument that is not an object")
-        node[last] = value
-    owners[steps] = owner
-
-
-def _fill_holes(value: Any) -> Any:
-    if isinstance(value, list):
-        return [None if v is _HOLE else _fill_holes(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _fill_holes(v) for k, v in value.items()}
-    return value
-
-
-@dataclass(frozen=True)
-class ToolMapping:
-    """How one canonical tool becomes one MCP ``tools/call``."""
-
-    canonical: str
-    tool: str
-    arguments: Mapping[str, tuple[str | int, ...]]
-    paths: frozenset[str] = frozenset()
-    drop: frozenset[str] = frozenset()
-    fixed: Mapping[str, Any] | None = None
-    items: Mapping[str, Mapping[str, str]] | None = None
-
-    def translate(self, arguments: Mapping[str, Any], cwd: str) -> dict[str, Any]:
-        """Canonical arguments, in the call's order, to MCP arguments (or TranslationConflict)."""
-        out: dict[str, Any] = {}
-        owners: dict[Any, str] = {}
-        for name, raw in arguments.items():
-            if name in self.drop:
-                continue
-            value = raw
-            if name in self.paths and isinstance(value, str) and value:
-                value = os.path.join(cwd, value)
-            renames = (self.items or {}).get(name)
-            if renames and isinstance(value, list):
-                value = [
-                    {renames.get(k, k): v for k, v in item.items()}
-                    if isinstance(item, Mapping)
-                    else item
-                    for item in value
-                ]
-            _place(out, self.arguments.get(name, (name,)), value, name, owners)
-        out.update(self.fixed or {})
-        return _fill_holes(out)
-
-
-@dataclass(frozen=True)
-class McpMapping:
-    """A parsed mapping file: the manifest table and one ToolMapping per canonical tool."""
-
-    source: str
-    manifest: Mapping[str, Any]
-    tools: Mapping[str, ToolMapping]
-
-
-def _strings(value: Any, where: str) -> frozenset[str]:
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"{where} must be a list of strings")
-    return frozenset(value)
-
-
-def _table(value: Any, where: str) -> Mapping[str, Any]:
-    if not isinstance(value, Mapping):
-        raise ValueError(f"{where} must be a table")
-    return value
-
-
-def parse_mapping(data: Mapping[str, Any], source: str = "mapping") -> McpMapping:
-    """Validate mapping data (the TOML file, parsed); ValueError names the bad key."""
-    unknown = set(data) - MAPPING_KEYS
-    if unknown:
-        raise ValueError(
-            f"unknown top-level keys {sorted(unknown)} (known: {sorted(MAPPING_KEYS)})"
-        )
-    manifest = dict(_table(data.get("manifest", {}), "[manifest]"))
-    if "settings" in manifest:
-        raise ValueError(
-            "[manifest] declares settings, but an MCP server has no configure method; remove them"
-        )
-    tools: dict[str, ToolMapping] = {}
-    for canonical, raw in _table(data.get("tools", {}), "[tools]").items():
-        where = f"[tools.{canonical}]"
-        if canonical not in TOOLS:
-            raise ValueError(f"{where}: {canonical!r} is not a canonical tool ({sorted(TOOLS)})")
-        table = _table(raw, where)
-        extra = set(table) - TOOL_KEYS
-        if extra:
-            raise ValueError(f"{where}: unknown keys {sorted(extra)} (known: {sorted(TOOL_KEYS)})")
-        name = table.get("tool")
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"{where}: 'tool' (the MCP tool's name) must be a non-empty string")
-        targets: dict[str, tuple[str | int, ...]] = {}
-        for arg, target in _table(table.get("arguments", {}), f"{where} arguments").items():
-            if not isinstance(target, str):
-                raise ValueError(f"{where} arguments.{arg} must be a string")
-            try:
-                targets[arg] = parse_target(target)
-            except ValueError as exc:
-                raise ValueError(f"{where} arguments.{arg}: {exc}") from None
-        items: dict[str, dict[str, str]] = {}
-        for arg, renames in _table(table.get("items", {}), f"{where} items").items():
-            renames = _table(renames, f"{where} items.{arg}")
-            if not all(isinstance(v, str) for v in renames.values()):
-                raise ValueError(f"{where} items.{arg}: every value must be a string (a key name)")
-            items[arg] = dict(renames)
-        tools[canonical] = ToolMapping(
-            canonical=canonical,
-            tool=name,
-            arguments=targets,
-            paths=_strings(table.get("paths", []), f"{where} paths"),
-            drop=_strings(table.get("drop", []), f"{where} drop"),
-            fixed=dict(_table(table.get("fixed", {}), f"{where} fixed")),
-            items=items,
-        )
-    if not tools:
-        raise ValueError("maps no tool: add a [tools.read] (or write, edit, ...) table")
-    return McpMapping(source=source, manifest=manifest, tools=tools)
-
-
-def load_mapping(path: str | os.PathLike[str]) -> McpMapping:
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise AdapterError(f"MCP adapter: no mapping file {str(path)!r}") from None
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise AdapterError(
-            f"MCP adapter: mapping file {str(path)!r} is not valid TOML: {exc}"
-        ) from exc
-    try:
-        return parse_mapping(data, source=str(path))
-    except ValueError as exc:
-        raise AdapterError(f"MCP adapter: mapping file {str(path)!r}: {exc}") from None
-
-
-def _block_text(block: Mapping[str, Any]) -> str:
-    kind = block.get("type")
-    if kind == "audio":
-        return (
-            f"[audio {block.get('mimeType', '?')}, {len(str(block.get('data', '')))} base64 chars]"
-        )
-    if kind == "resource_link":
-        return f"[resource link {block.get('uri', '?')}]"
-    if kind == "resource":
-        resource = block.get("resource") if isinstance(block.get("resource"), Mapping) else {}
-        assert isinstance(resource, Mapping)
-        if isinstance(resource.get("text"), str):
-            return str(resource["text"])
-        return (
-            f"[resource {resource.get('uri', '?')} ({resource.get('mimeType', '?')}), "
-            f"{len(str(resource.get('blob', '')))} base64 chars]"
-        )
-    return f"[{kind} block]"
-
-
-def convert_result(raw: Mapping[str, Any]) -> ToolResult:
-    """An MCP CallToolResult (wire form) -> the kit's ToolResult.
-
-    Text and image blocks pass as they are; audio, embedded resources and resource links become a
-    text block (an embedded text resource its text, the others a one-line description), since the
-    contract knows text and image only. ``details`` is ``structuredContent`` when it is an object.
-    """
-    blocks: list[dict[str, Any]] = []
-    for block in raw.get("content") or []:
-        if not isinstance(block, Mapping):
-            raise ContractViolation(f"an MCP content block must be an object, got {block!r:.80}")
-        kind = block.get("type")
-        if kind == "text":
-            blocks.append({"type": "text", "text": block.get("text")})
-        elif kind == "image":
-            blocks.append(
-                {"type": "image", "data": block.get("data"), "mimeType": block.get("mimeType")}
-            )
-        else:
-            blocks.append({"type": "text", "text": _block_text(block)})
-    structured = raw.get("structuredContent")
-    return ToolResult.from_wire(
-        {
-            "content": blocks,
-            "isError": bool(raw.get("isError", False)),
-            "details": dict(structured) if isinstance(structured, Mapping) else {},
-        }
-    )
-
-
 def _rpc_error(exc: BaseException) -> tuple[int, str] | None:
     """``(code, message)`` when the SDK raised for a JSON-RPC error answer (mcp 1.x and 2.x)."""
+    if isinstance(exc, ServerError):
+        return exc.code, exc.message
     error = getattr(exc, "error", None)
     code = getattr(error, "code", None)
     if isinstance(code, int):
@@ -338,19 +127,56 @@ def _unwrap(exc: BaseException) -> BaseException:
     return exc
 
 
-class _Connection:
+class ScriptError(Exception):
+    """The mapping script raised (its bug, not the server's answer)."""
+
+
+def marked_processes(mark: str, since: float = 0.0) -> list[Any]:
+    """Every live process whose environment carries ``MARK=mark`` (a server and its progeny)."""
+    import psutil
+
+    found = []
+    me = os.getpid()
+    for proc in psutil.process_iter(["pid", "create_time", "uids"]):
+        try:
+            if proc.pid == me or proc.info["create_time"] < since - 1:
+                continue
+            if proc.info["uids"] and proc.info["uids"].real != os.getuid():
+                continue
+            if proc.environ().get(MARK) == mark and proc.status() != psutil.STATUS_ZOMBIE:
+                found.append(proc)
+        except (psutil.Error, OSError):
+            continue
+    return found
+
+
+class _Server:
     """One running server and its ClientSession, living in one task on the adapter's loop."""
 
-    def __init__(self, argv: list[str]) -> None:
+    def __init__(self, argv: list[str], key: str | None, env: dict[str, str], cwd: str | None,
+                 private: str) -> None:  # fmt: skip
         self.argv = argv
-        # The server's stderr; closed by the adapter once the connection is closed.
+        self.key = key  # the workspace it serves ({cwd} in the command), or None
+        self.env = env
+        self.cwd = cwd
+        self.private = private  # the temp dir (HOME, launch dir) removed when it is reaped
+        self.mark = env[MARK]
+        self.started = time.time()
+        self.used = time.monotonic()
+        # The server's stderr; closed once the server is reaped.
         errlog = tempfile.TemporaryFile(mode="w+", encoding="utf-8", errors="replace")  # noqa: SIM115
         self.errlog = cast(TextIO, errlog)
         self.session: Any = None
         self.failure: str | None = None
         self.task: asyncio.Task[None] | None = None
+        self.state: dict[str, Any] = {}  # a mapping script's state for this server
+        self.reaped = False
         self._closing: asyncio.Event | None = None
         self._final_stderr: str | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.session is not None and self.task is not None and not self.task.done()
 
     def stderr_text(self) -> str:
         """The server's last stderr output, for error messages (kept after the log is closed)."""
@@ -361,14 +187,9 @@ class _Connection:
             size = os.fstat(fd).st_size
             tail = os.pread(fd, STDERR_BYTES, max(0, size - STDERR_BYTES))
         except (OSError, ValueError):
-            return self._final_stderr or ""
+            return ""
         text = tail.decode("utf-8", "replace").strip()
         return f"\n--- last stderr output ---\n{text}" if text else "\n(no stderr output)"
-
-    def close_log(self) -> None:
-        self._final_stderr = self.stderr_text()
-        with contextlib.suppress(Exception):
-            self.errlog.close()
 
     async def run(self, ready: asyncio.Future[Any]) -> None:
         from mcp import ClientSession, StdioServerParameters
@@ -376,7 +197,7 @@ class _Connection:
 
         self._closing = asyncio.Event()
         params = StdioServerParameters(
-            command=self.argv[0], args=self.argv[1:], env=dict(os.environ)
+            command=self.argv[0], args=self.argv[1:], env=self.env, cwd=self.cwd
         )
         try:
             async with (
@@ -401,6 +222,7 @@ class _Connection:
             self.failure = self.failure or "the connection was closed"
 
     async def aclose(self) -> None:
+        """The SDK's shutdown: stdin closed, then SIGTERM and SIGKILL to the process group."""
         if self._closing is not None:
             self._closing.set()
         if self.task is not None and not self.task.done():
@@ -410,6 +232,36 @@ class _Connection:
                 self.task.cancel()
                 with contextlib.suppress(BaseException):
                     await asyncio.wait_for(self.task, SHUTDOWN_TIMEOUT)
+
+    def reap(self) -> None:
+        """Kill whatever still carries this server's mark, wait for it, remove its temp dir.
+
+        The SDK kills the server's process group, but a server may have started processes in
+        groups of their own (a shell server's background jobs), or an old SDK may not kill the
+        group at all: the mark finds them wherever they went.
+        """
+        if self.reaped:
+            return
+        import psutil
+
+        left = marked_processes(self.mark, self.started)
+        groups = set()
+        for proc in left:
+            with contextlib.suppress(psutil.Error, OSError):
+                groups.add(os.getpgid(proc.pid))
+        own = os.getpgid(0)
+        for group in groups - {own}:
+            with contextlib.suppress(OSError):
+                os.killpg(group, signal.SIGKILL)
+        for proc in left:
+            with contextlib.suppress(psutil.Error):
+                proc.kill()
+        psutil.wait_procs(left, timeout=5)
+        self._final_stderr = self.stderr_text()
+        with contextlib.suppress(Exception):
+            self.errlog.close()
+        shutil.rmtree(self.private, ignore_errors=True)
+        self.reaped = True
 
 
 def _dump(model: Any) -> dict[str, Any]:
@@ -441,53 +293,60 @@ async def _list_tools(session: Any) -> list[str]:
 
 class _Pending:
     def __init__(
-        self,
-        adapter: McpAdapter,
-        connection: _Connection,
-        future: Future[dict[str, Any]],
-        call: ToolCall,
-        target: str,
+        self, adapter: McpAdapter, server: _Server, future: Future[ToolResult], call: ToolCall
     ) -> None:
         self._adapter = adapter
-        self._connection = connection
+        self._server = server
         self._future = future
         self._call = call
-        self._target = target
-        self._cancelled = False
 
     def result(self, timeout: float | None = None) -> ToolResult:
         deadline = timeout if timeout is not None else self._adapter.deadline_for(self._call)
+        target = self._adapter.target(self._call.tool)
         try:
-            raw = self._future.result(deadline)
+            result = self._future.result(deadline)
         except FutureCancelled:
             return self._adapter.aborted(self._call)
         except FutureTimeout:
             self.cancel()
             # Whatever the call started may still run in the server: later calls get a new one.
-            self._adapter.retire(self._connection)
+            self._adapter.retire(self._server)
             raise AdapterError(
-                f"{self._adapter.describe()}: no answer to {self._call.describe()} (MCP tool "
-                f"{self._target!r}) within {deadline:.0f} s; it was cancelled and the server "
-                f"restarted (raise --agenttools-call-timeout if it is just slow)"
-                f"{self._connection.stderr_text()}"
+                f"{self._adapter.describe()}: no answer to {self._call.describe()} ({target}) "
+                f"within {deadline:.0f} s; it was cancelled and the server restarted (raise "
+                f"--agenttools-call-timeout if it is just slow){self._server.stderr_text()}"
             ) from None
-        except Exception as exc:
-            raise self._adapter.fault(exc, self._connection, self._call, self._target) from exc
-        try:
-            return convert_result(raw).with_call(self._call)
         except ContractViolation as exc:
             raise AdapterError(
-                f"{self._adapter.describe()}: {self._call.describe()} (MCP tool {self._target!r}) "
-                f"answered with a result the kit cannot carry: {exc}"
+                f"{self._adapter.describe()}: {self._call.describe()} ({target}) answered with "
+                f"a result the kit cannot carry: {exc}"
             ) from exc
+        except Exception as exc:
+            raise self._adapter.fault(exc, self._server, self._call, target) from exc
+        return result.with_call(self._call)
 
     def cancel(self) -> None:
         if not self._future.done():
-            self._cancelled = True
             self._future.cancel()
 
     def done(self) -> bool:
         return self._future.done()
+
+
+def _absolute_args(argv: list[str]) -> list[str]:
+    """Relative paths in the command that exist from here, made absolute (the server starts in
+    a private directory, where they would not resolve)."""
+    out = []
+    for arg in argv:
+        if (
+            not os.path.isabs(arg)
+            and os.sep in arg
+            and not arg.startswith("-")
+            and os.path.exists(arg)
+        ):
+            arg = os.path.abspath(arg)
+        out.append(arg)
+    return out
 
 
 class McpAdapter:
@@ -513,9 +372,6 @@ class McpAdapter:
                 f"MCP adapter `{command}`: the `mcp` SDK is not installed ({exc}); "
                 "pip install 'pytest-agenttools[mcp]'"
             ) from exc
-        root = temp_root()
-        self.argv = [arg.replace(TMP_PLACEHOLDER, root) for arg in argv]
-        self.argv[0] = resolve_program(self.argv[0])
         if isinstance(mapping, McpMapping):
             self.mapping = mapping
         elif isinstance(mapping, Mapping):
@@ -525,14 +381,27 @@ class McpAdapter:
                 raise AdapterError(f"{self.describe()}: mapping: {exc}") from None
         else:
             self.mapping = load_mapping(mapping)
+        self.tmp = temp_root()
+        #: ``{cwd}`` in the command: one server per workspace, started in it
+        self.per_workspace = any(CWD_PLACEHOLDER in arg for arg in argv)
+        argv = [arg.replace(TMP_PLACEHOLDER, self.tmp) for arg in argv]
+        argv[0] = resolve_program(argv[0])
+        if self.per_workspace or self.mapping.server.directory == "private":
+            argv = _absolute_args(argv)
+        self.argv = argv
         self._override = manifest_override
         self.call_timeout = call_timeout
         self._lock = threading.Lock()
-        self._connection: _Connection | None = None
+        self._servers: dict[str | None, _Server] = {}
+        self._started: list[_Server] = []  # every server not yet reaped
+        self._closing: set[Future[None]] = set()
+        self._settings: dict[str, Any] = {}  # configured settings, replayed to new servers
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self.restarts = 0
         self.server_tools: list[str] = []
+        #: canonical tools whose clauses are not run, and why (session.py asks)
+        self.not_run: dict[str, str] = {}
 
     def describe(self) -> str:
         return f"MCP adapter `{self.command}`"
@@ -540,13 +409,20 @@ class McpAdapter:
     def deadline_for(self, call: ToolCall) -> float:
         return deadline_for(call, self.call_timeout)
 
+    def target(self, tool: str) -> str:
+        """How a canonical tool is served, for messages."""
+        if tool in self.mapping.scripted:
+            return f"script function {tool}"
+        mapping = self.mapping.tools.get(tool)
+        return f"MCP tool {mapping.tool!r}" if mapping else "unmapped"
+
     def request(self, method: str, params: Any = None) -> Any:
         """MCP servers answer tool calls only: no extra protocol method can be sent."""
         raise ProtocolError(
             f"{self.describe()}: an MCP server has no agenttools method {method!r}", -32601
         )
 
-    # ---- the private event loop
+    # ---- the private event loop and the servers
 
     def _ensure_loop(self) -> asyncio.AbstractEventLoop:
         if self._loop is None:
@@ -558,78 +434,143 @@ class McpAdapter:
             self._loop, self._thread = loop, thread
         return self._loop
 
-    def _spawn(self) -> tuple[_Connection, dict[str, Any], list[str]]:
+    def _server_env(self, private: str) -> dict[str, str]:
+        env = dict(os.environ)
+        if self.mapping.server.home == "private":
+            home = os.path.join(private, "home")
+            os.makedirs(home, exist_ok=True)
+            env["HOME"] = home
+        env[MARK] = uuid.uuid4().hex
+        return env
+
+    def _spawn(self, key: str | None) -> tuple[_Server, dict[str, Any], list[str]]:
         loop = self._ensure_loop()
-        connection = _Connection(self.argv)
+        private = tempfile.mkdtemp(prefix="agt-mcp-")
+        argv = [arg.replace(CWD_PLACEHOLDER, key) for arg in self.argv] if key else self.argv
+        if key is not None:
+            cwd: str | None = key
+        elif self.mapping.server.directory == "private":
+            cwd = os.path.join(private, "run")
+            os.makedirs(cwd, exist_ok=True)
+        else:
+            cwd = None
+        server = _Server(argv, key, self._server_env(private), cwd, private)
+        self._started.append(server)
 
         async def opener() -> Any:
             ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            connection.task = asyncio.ensure_future(connection.run(ready))
+            server.task = asyncio.ensure_future(server.run(ready))
             return await asyncio.wait_for(asyncio.shield(ready), INITIALIZE_TIMEOUT)
 
         future = asyncio.run_coroutine_threadsafe(opener(), loop)
         try:
             init, tools = future.result(INITIALIZE_TIMEOUT + 5)
         except (TimeoutError, FutureTimeout):
-            self._close_connection(connection)
+            self._shutdown(server)
             raise AdapterError(
                 f"{self.describe()}: the server did not finish the MCP initialize handshake "
-                f"within {INITIALIZE_TIMEOUT:g} s{connection.stderr_text()}"
+                f"within {INITIALIZE_TIMEOUT:g} s{server.stderr_text()}"
             ) from None
         except Exception as exc:
-            self._close_connection(connection)
+            self._shutdown(server)
             raise AdapterError(
                 f"{self.describe()}: could not start the server and initialize an MCP session "
-                f"({type(exc).__name__}: {exc}){connection.stderr_text()}"
+                f"({type(exc).__name__}: {exc}){server.stderr_text()}"
             ) from exc
-        return connection, init, tools
+        if self._settings:
+            self._run(self._apply_settings(server, self._settings), SHUTDOWN_TIMEOUT)
+        return server, init, tools
 
-    def _close_connection(self, connection: _Connection) -> None:
+    def _run(self, coroutine: Any, timeout: float) -> Any:
+        assert self._loop is not None
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result(timeout)
+
+    async def _stop(self, server: _Server) -> None:
+        await server.aclose()
+        await asyncio.get_running_loop().run_in_executor(None, server.reap)
+
+    def _shutdown(self, server: _Server) -> None:
+        """Stop one server now and wait for it (used where the caller can wait)."""
         if self._loop is not None and self._loop.is_running():
-            future = asyncio.run_coroutine_threadsafe(connection.aclose(), self._loop)
             with contextlib.suppress(Exception):
-                future.result(2 * SHUTDOWN_TIMEOUT + 5)
-        connection.close_log()
+                self._run(self._stop(server), CLOSE_TIMEOUT)
+        server.reap()
 
-    def _live(self) -> _Connection:
+    def _server_for(self, call: ToolCall) -> _Server:
+        key = call.cwd if self.per_workspace else None
         with self._lock:
-            connection = self._connection
-            if (
-                connection is None
-                or connection.session is None
-                or connection.task is None
-                or (connection.task.done())
-            ):
-                if connection is not None:
-                    self.restarts += 1
-                    threading.Thread(
-                        target=self._close_connection, args=(connection,), daemon=True
-                    ).start()
-                connection, _, _ = self._spawn()
-                self._connection = connection
-            return connection
+            server = self._servers.get(key)
+            if server is not None and server.alive:
+                server.used = time.monotonic()
+                return server
+            if server is not None:
+                self.restarts += 1
+                self._retire_locked(server)
+            if key is not None:
+                self._trim_locked()
+            server, _, _ = self._spawn(key)
+            self._servers[key] = server
+            return server
 
-    def retire(self, connection: _Connection) -> None:
-        """Stop using ``connection``; it is closed in the background, the next call starts anew."""
+    def _trim_locked(self) -> None:
+        """Per-workspace servers: stop those whose workspace is gone, and the least used."""
+        servers = sorted(self._servers.values(), key=lambda s: s.used)
+        for server in servers:
+            if server.key is not None and not os.path.isdir(server.key):
+                self._retire_locked(server)
+        servers = sorted(self._servers.values(), key=lambda s: s.used)
+        for server in servers[: max(0, len(servers) - MAX_WORKSPACE_SERVERS + 1)]:
+            self._retire_locked(server)
+
+    def _retire_locked(self, server: _Server) -> None:
+        if self._servers.get(server.key) is server:
+            del self._servers[server.key]
+        loop = self._ensure_loop()
+        future = asyncio.run_coroutine_threadsafe(self._stop(server), loop)
+        self._closing.add(future)
+        future.add_done_callback(self._closing.discard)
+
+    def retire(self, server: _Server) -> None:
+        """Stop using ``server``: it is stopped in the background (``close`` waits for it)."""
         with self._lock:
-            if self._connection is not connection:
+            if self._servers.get(server.key) is not server:
                 return
-            self._connection = None
             self.restarts += 1
-        threading.Thread(target=self._close_connection, args=(connection,), daemon=True).start()
+            self._retire_locked(server)
 
     # ---- the Adapter protocol
 
     def start(self) -> Manifest:
-        with self._lock:
-            connection, init, tools = self._spawn()
-            self._connection = connection
-        self.server_tools = tools
-        missing = {
-            canonical: m.tool for canonical, m in self.mapping.tools.items() if m.tool not in tools
-        }
-        if missing:
+        # With {cwd} in the command, the server that answers initialize runs in an empty probe
+        # directory and is stopped once the manifest is known.
+        probe = (
+            os.path.realpath(tempfile.mkdtemp(prefix="agt-mcp-start-"))
+            if self.per_workspace
+            else None
+        )
+        server: _Server | None = None
+        try:
+            with self._lock:
+                server, init, tools = self._spawn(probe)
+                self._servers[server.key] = server
+            return self._manifest(init, tools)
+        except BaseException:
             self.close()
+            raise
+        finally:
+            if probe is not None:
+                if server is not None:
+                    self.retire(server)
+                    self._wait_closing()
+                shutil.rmtree(probe, ignore_errors=True)
+
+    def _manifest(self, init: Mapping[str, Any], tools: list[str]) -> Manifest:
+        self.server_tools = tools
+        wanted = {canonical: m.tool for canonical, m in self.mapping.tools.items()}
+        if self.mapping.configure is not None:
+            wanted["configure"] = self.mapping.configure.tool
+        missing = {canonical: name for canonical, name in wanted.items() if name not in tools}
+        if missing:
             shown = ", ".join(f"{c} -> {t!r}" for c, t in sorted(missing.items()))
             raise AdapterError(
                 f"{self.describe()}: the mapping {self.mapping.source} names MCP tools the server "
@@ -637,42 +578,100 @@ class McpAdapter:
             )
         info = init.get("serverInfo") if isinstance(init.get("serverInfo"), dict) else {}
         assert isinstance(info, dict)
+        served = set(self.mapping.tools) | (self.mapping.scripted - {"configure"})
         base: dict[str, Any] = {
             "name": str(info.get("name") or "mcp-server"),
             "version": str(info.get("version") or "unknown"),
-            "tools": sorted(self.mapping.tools),
+            "tools": sorted(served),
             "output": {"line_numbers": "none"},
         }
         base.update(self.mapping.manifest)
-        try:
-            manifest = Manifest.from_wire(base, source=f"mapping file {self.mapping.source}")
-            if self._override:
-                manifest = manifest.merged_with(self._override)
-        except ContractViolation:
-            self.close()
-            raise
-        unmapped = manifest.tools - set(self.mapping.tools)
+        manifest = Manifest.from_wire(base, source=f"mapping file {self.mapping.source}")
+        if self._override:
+            manifest = manifest.merged_with(self._override)
+        unmapped = manifest.tools - served
         if unmapped:
-            self.close()
             raise AdapterError(
                 f"{self.describe()}: [manifest] declares tools {sorted(unmapped)} but the mapping "
-                f"{self.mapping.source} has no [tools.NAME] table for them"
+                f"{self.mapping.source} has no [tools.NAME] table or script function for them"
             )
+        for tool in ("bash", "task_output"):
+            if tool in manifest.tools and not self.runs_in_workspace(tool):
+                self.not_run[tool] = (
+                    f"{tool} through {self.describe()} would run commands in the server's own "
+                    "directory, not in the test's workspace: put {cwd} in the server command "
+                    f"(a server per workspace) or send {{cwd}} in an argument of [tools.{tool}] "
+                    "(docs/mcp-adapter.md, Workspaces)"
+                )
         return manifest
 
+    def runs_in_workspace(self, tool: str) -> bool:
+        """Whether a command of ``tool`` runs in the call's ``cwd`` (see ``not_run``)."""
+        if self.per_workspace or tool in self.mapping.scripted:
+            return True
+        mapping = self.mapping.tools.get(tool)
+        return mapping is not None and mapping.sends_cwd
+
     def configure(self, settings: Mapping[str, Any]) -> dict[str, Any]:
-        """MCP has no configure method: nothing is applied."""
-        return {}
+        """Route settings to the server's configuration tool (``[configure]`` or the script)."""
+        if self.mapping.configure is None and "configure" not in self.mapping.scripted:
+            return {}
+        self._ensure_loop()
+        with self._lock:
+            servers = [s for s in self._servers.values() if s.alive]
+        applied: dict[str, Any] = dict(settings)
+        for server in servers:
+            try:
+                got = self._run(self._apply_settings(server, settings), self.call_timeout)
+            except Exception as exc:
+                raise self.fault(exc, server, None, "configure") from exc
+            applied = {k: v for k, v in applied.items() if k in got}
+        self._settings.update(applied)
+        return applied
+
+    async def _apply_settings(self, server: _Server, settings: Mapping[str, Any]) -> dict[str, Any]:
+        if "configure" in self.mapping.scripted:
+            assert self.mapping.script is not None
+            function = script_function(self.mapping.script, "configure")
+            got = await function(dict(settings), self._session(server))
+            return dict(got or {})
+        assert self.mapping.configure is not None
+        arguments = self.mapping.configure.translate(settings)
+        raw = _dump(await server.session.call_tool(self.mapping.configure.tool, arguments))
+        return {} if raw.get("isError") else dict(settings)
 
     def translate(self, call: ToolCall) -> tuple[str, dict[str, Any]]:
         """The MCP tool name and arguments for a canonical call; ProtocolError when impossible."""
+        mapping = self._table(call)
+        try:
+            return mapping.tool, mapping.translate(
+                call.arguments, call.cwd, tmp=self.tmp, env=call.env
+            )
+        except TranslationConflict as exc:
+            raise ProtocolError(
+                f"{self.describe()}: {call.describe()} cannot be sent to MCP tool "
+                f"{mapping.tool!r}: the canonical arguments {exc} map onto the same MCP value "
+                f"(mapping {self.mapping.source})",
+                -32602,
+            ) from None
+
+    def _table(self, call: ToolCall) -> ToolMapping:
         mapping = self.mapping.tools.get(call.tool)
         if mapping is None:
+            served = sorted(set(self.mapping.tools) | (self.mapping.scripted - {"configure"}))
             raise ProtocolError(
                 f"{self.describe()}: the mapping {self.mapping.source} maps no MCP tool for the "
-                f"canonical tool {call.tool!r} (mapped: {', '.join(sorted(self.mapping.tools))})",
+                f"canonical tool {call.tool!r} (mapped: {', '.join(served)})",
                 -32602,
             )
+        return mapping
+
+    def _check(self, call: ToolCall) -> None:
+        """Refuse what must not reach the server, before anything is sent."""
+        if call.tool in self.not_run:
+            raise ProtocolError(f"{self.describe()}: {self.not_run[call.tool]}", -32602)
+        if call.tool not in self.mapping.scripted:
+            self._table(call)
         if not isinstance(call.arguments, Mapping):
             raise ProtocolError(
                 f"{self.describe()}: {call.tool} arguments must be an object to be translated, "
@@ -686,32 +685,77 @@ class McpAdapter:
                 "surrogate, which the MCP stdio transport (strict UTF-8 JSON) cannot carry",
                 -32602,
             )
+
+    def _session(self, server: _Server) -> McpSession:
+        async def call_tool(tool: str, arguments: Mapping[str, Any]) -> Mapping[str, Any]:
+            try:
+                return _dump(await server.session.call_tool(tool, dict(arguments)))
+            except Exception as exc:
+                rpc = _rpc_error(_unwrap(exc))
+                if rpc is not None and rpc[0] != CONNECTION_CLOSED:
+                    raise ServerError(*rpc) from exc
+                raise
+
+        async def mapped(call: ToolCall) -> tuple[str, dict[str, Any], Reply]:
+            tool, arguments = self.translate(call)
+            return tool, arguments, Reply(await call_tool(tool, arguments), tool, arguments)
+
+        def finish_reply(call: ToolCall, reply: Reply) -> ToolResult:
+            mapping = self._table(call)
+            return finish(mapping, call, reply.arguments, reply.raw, prepare(mapping, call))
+
+        return McpSession(call_tool, mapped, finish_reply, server.state, self.tmp)
+
+    async def _serve(self, call: ToolCall, server: _Server) -> ToolResult:
+        if call.tool in self.mapping.scripted:
+            assert self.mapping.script is not None
+            function = script_function(self.mapping.script, call.tool)
+            try:
+                answer = await function(call, self._session(server))
+            except (ServerError, asyncio.CancelledError):
+                raise
+            except Exception as exc:
+                if _rpc_error(_unwrap(exc)) is not None or _is_transport_error(_unwrap(exc)):
+                    raise
+                raise ScriptError(
+                    f"the mapping script {self.mapping.script} raised in {call.tool}: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
+            if isinstance(answer, ToolResult):
+                return ToolResult.from_wire(answer.to_wire())
+            return ToolResult.from_wire(answer)
+        mapping = self._table(call)
+        tool, arguments = self.translate(call)
+        before = prepare(mapping, call)
         try:
-            return mapping.tool, mapping.translate(call.arguments, call.cwd)
-        except TranslationConflict as exc:
-            raise ProtocolError(
-                f"{self.describe()}: {call.describe()} cannot be sent to MCP tool "
-                f"{mapping.tool!r}: the canonical arguments {exc} map onto the same MCP value "
-                f"(mapping {self.mapping.source})",
-                -32602,
-            ) from None
+            raw = _dump(await server.session.call_tool(tool, arguments))
+        except Exception as exc:
+            rpc = _rpc_error(_unwrap(exc))
+            if (
+                rpc is not None
+                and rpc[0] != CONNECTION_CLOSED
+                and mapping.result.json_rpc_errors == "result"
+            ):
+                return finish(mapping, call, arguments, None, before, rpc)
+            raise
+        return finish(mapping, call, arguments, raw, before)
 
     def submit(self, call: ToolCall) -> _Pending:
-        target, arguments = self.translate(call)
-        connection = self._live()
-        session = connection.session
-
-        async def invoke() -> dict[str, Any]:
-            return _dump(await session.call_tool(target, arguments))
-
+        self._check(call)
+        if call.tool not in self.mapping.scripted:
+            self.translate(call)  # a conflict is refused before a server is started
+        server = self._server_for(call)
         assert self._loop is not None
-        future = asyncio.run_coroutine_threadsafe(invoke(), self._loop)
-        return _Pending(self, connection, future, call, target)
+        future = asyncio.run_coroutine_threadsafe(self._serve(call, server), self._loop)
+        return _Pending(self, server, future, call)
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
         return self.submit(call).result(timeout)
 
     def aborted(self, call: ToolCall) -> ToolResult:
+        details: dict[str, Any] = {"cancelled": True}
+        if call.tool in ALWAYS_OBSERVED:
+            details["observation"] = {"aborted": True, "running": False, "output": ""}
         return ToolResult(
             call=call,
             content=(
@@ -722,38 +766,48 @@ class McpAdapter:
                 },
             ),
             is_error=True,
-            details={"cancelled": True},
+            details=details,
         )
 
     def fault(
-        self, exc: BaseException, connection: _Connection, call: ToolCall, target: str
+        self, exc: BaseException, server: _Server, call: ToolCall | None, target: str
     ) -> AdapterError:
-        """The AdapterError for an exception out of ``call_tool``."""
+        """The AdapterError for an exception out of a call."""
         inner = _unwrap(exc)
+        what = call.describe() if call else "configure"
+        where = f"{self.describe()}: {what} ({target})"
+        if isinstance(inner, ScriptError):
+            return AdapterError(f"{where}: {inner}{server.stderr_text()}")
         rpc = _rpc_error(inner)
-        where = f"{self.describe()}: {call.describe()} (MCP tool {target!r})"
         if rpc is not None and rpc[0] != CONNECTION_CLOSED:
             return ProtocolError(f"{where}: JSON-RPC error {rpc[0]}: {rpc[1]}", rpc[0])
-        if (
-            rpc is not None
-            or connection.task is None
-            or connection.task.done()
-            or (_is_transport_error(inner))
-        ):
-            self.retire(connection)
+        if rpc is not None or not server.alive or _is_transport_error(inner):
+            self.retire(server)
             return AdapterError(
                 f"{where}: the connection to the server broke ({type(inner).__name__}: {inner}); "
-                f"the next call starts a new server{connection.stderr_text()}"
+                f"the next call starts a new server{server.stderr_text()}"
             )
         return AdapterError(
-            f"{where}: the MCP SDK raised {type(inner).__name__}: {inner}{connection.stderr_text()}"
+            f"{where}: the MCP SDK raised {type(inner).__name__}: {inner}{server.stderr_text()}"
         )
 
+    def _wait_closing(self) -> None:
+        pending = list(self._closing)
+        if pending:
+            wait_futures(pending, timeout=CLOSE_TIMEOUT)
+
     def close(self) -> None:
+        """Stop every server this adapter started and wait until each is gone."""
         with self._lock:
-            connection, self._connection = self._connection, None
-        if connection is not None:
-            self._close_connection(connection)
+            servers = list(self._servers.values())
+            self._servers.clear()
+            for server in servers:
+                self._retire_locked(server)
+        if self._loop is not None:
+            self._wait_closing()
+        for server in self._started:
+            server.reap()  # whatever a shutdown left (or one that never ran) is killed here
+        self._started = [s for s in self._started if not s.reaped]
         loop, thread = self._loop, self._thread
         self._loop = self._thread = None
         if loop is not None:

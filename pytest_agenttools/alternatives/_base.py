@@ -112,13 +112,13 @@ class Alternative(ReferenceTools):
             if fragment:
                 fragments.append(fragment)
             for key, value in getattr(module, "SETUP", {}).get(style, {}).items():
-                # runs, ops and units are per tool: several tool modules may each add theirs
-                if isinstance(value, Mapping) and isinstance(setup.get(key), Mapping):
-                    setup[key] = {**setup[key], **value}
+                # limits, units, ops and runs are per tool: several tool modules may add theirs
+                if isinstance(value, Mapping):
+                    setup[key] = {**setup.get(key, {}), **value}
                 else:
                     setup[key] = value
         self.fragments = fragments
-        super().__init__(limits, **setup)
+        super().__init__({**setup.pop("limits", {}), **(limits or {})}, **setup)
 
     def manifest(self) -> dict[str, Any]:
         manifest = super().manifest()

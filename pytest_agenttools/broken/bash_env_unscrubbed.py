@@ -2,27 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
-from pytest_agenttools.reference_impl import bash, env_sanitize
+from pytest_agenttools.reference_impl import env_sanitize
+from pytest_agenttools.reference_impl.bash import BashOps
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_bash_env"]
 CAUGHT_BY = {"BASH-ENV-03"}
 
 
-def leaky(
-    env: Mapping[str, str], explicit: str | None = None, allow: Iterable[str] = ()
-) -> env_sanitize.Sanitized:
-    result = env_sanitize.sanitize(env, explicit, allow)
-    if result.mode != "scrub":
-        return result
-    kept = {k: v for k, v in env.items() if not k.startswith("AGENTTOOLS_")} | {
-        k: v for k, v in env.items() if k in env_sanitize.BOUNDARY_KEEP
-    }
-    return env_sanitize.Sanitized(kept, "scrub", tuple(sorted(set(env) - set(kept))))
+class Leaky(BashOps):
+    def environment(
+        self, inherited: Mapping[str, str], mode: str | None, *, background: bool
+    ) -> env_sanitize.Sanitized:
+        result = super().environment(inherited, mode, background=background)
+        if result.mode != "scrub":
+            return result
+        kept = {
+            k: v
+            for k, v in inherited.items()
+            if not k.startswith("AGENTTOOLS_") or k in env_sanitize.BOUNDARY_KEEP
+        }
+        return env_sanitize.Sanitized(kept, "scrub", tuple(sorted(set(inherited) - set(kept))))
 
 
 def create() -> ReferenceTools:
-    bash.sanitize = leaky
-    return ReferenceTools()
+    return ReferenceTools(ops={"bash": Leaky()})

@@ -14,8 +14,8 @@ import threading
 import time
 from collections.abc import Mapping
 
-from pytest_agenttools.reference_impl import tasks
-from pytest_agenttools.reference_impl.processes import Exit
+from pytest_agenttools.reference_impl.bash import BashOps
+from pytest_agenttools.reference_impl.processes import CommandProcess, Exit
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_bash_kill"]
@@ -23,7 +23,7 @@ CAUGHT_BY = {"BASH-KILL-04"}
 
 
 class GroupOnlyProcess:
-    """The Supervised interface over a plain Popen in its own session; ends the group only."""
+    """The CommandProcess interface over a plain Popen in its own session; ends the group only."""
 
     def __init__(
         self,
@@ -39,7 +39,6 @@ class GroupOnlyProcess:
         self.grace = grace
         self.keepalive = keepalive
         self.exit: Exit | None = None
-        self.started = threading.Event()
         self.finished = threading.Event()
         self._stopping = False
         self.proc = subprocess.Popen(
@@ -52,9 +51,18 @@ class GroupOnlyProcess:
             start_new_session=True,
         )
         os.close(write_end)
-        self.leader_pid = self.proc.pid
-        self.started.set()
+        self.leader_pid: int | None = self.proc.pid
         threading.Thread(target=self._wait, daemon=True).start()
+
+    @property
+    def alive(self) -> bool:
+        if not self.finished.is_set():
+            return True
+        try:
+            os.killpg(self.proc.pid, 0)
+        except OSError:
+            return False
+        return True
 
     def _wait(self) -> None:
         code = self.proc.wait()
@@ -65,19 +73,19 @@ class GroupOnlyProcess:
 
     def end_group(self, first: int) -> None:
         with contextlib.suppress(OSError):
-            os.killpg(self.leader_pid, first)
+            os.killpg(self.proc.pid, first)
         deadline = time.monotonic() + self.grace
         while time.monotonic() < deadline:
             try:
-                os.killpg(self.leader_pid, 0)
+                os.killpg(self.proc.pid, 0)
             except OSError:
                 return
             time.sleep(0.02)
         with contextlib.suppress(OSError):
-            os.killpg(self.leader_pid, signal.SIGKILL)
+            os.killpg(self.proc.pid, signal.SIGKILL)
 
     def stop(self) -> None:
-        if self._stopping or self.finished.is_set():
+        if self._stopping or not self.alive:
             return
         self._stopping = True
         threading.Thread(target=self.end_group, args=(signal.SIGTERM,), daemon=True).start()
@@ -85,7 +93,19 @@ class GroupOnlyProcess:
     def wait(self, timeout: float | None = None) -> bool:
         return self.finished.wait(timeout)
 
+    def wait_gone(self, timeout: float | None = None) -> bool:
+        deadline = time.monotonic() + (timeout if timeout is not None else 3600.0)
+        while self.alive and time.monotonic() < deadline:
+            time.sleep(0.02)
+        return not self.alive
+
+
+class GroupOnlyOps(BashOps):
+    def spawn(
+        self, command: str, cwd: str, env: Mapping[str, str], *, keepalive: bool, grace: float
+    ) -> CommandProcess:
+        return GroupOnlyProcess(command, cwd, env, keepalive=keepalive, grace=grace)
+
 
 def create() -> ReferenceTools:
-    setattr(tasks, "Supervised", GroupOnlyProcess)  # the defect, for this process only
-    return ReferenceTools()
+    return ReferenceTools(ops={"bash": GroupOnlyOps()})

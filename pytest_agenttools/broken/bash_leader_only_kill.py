@@ -10,31 +10,31 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Mapping
 
-from pytest_agenttools.reference_impl import tasks
+from pytest_agenttools.reference_impl.bash import BashOps
+from pytest_agenttools.reference_impl.processes import CommandProcess
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 from .bash_group_kill_only import GroupOnlyProcess
 
 SUITE_MODULES = ["test_bash_kill"]
-CAUGHT_BY = {"BASH-KILL-01", "BASH-ABORT-01"}
+CAUGHT_BY = {"BASH-KILL-01", "BASH-ABORT-02"}
 
 
 class LeaderOnlyProcess(GroupOnlyProcess):
-    _stopping: bool
-
     def _wait(self) -> None:
         self.keepalive = True  # and leaves whatever the shell started after a normal exit
         super()._wait()
 
     def end_leader(self) -> None:
         with contextlib.suppress(OSError):
-            os.kill(self.leader_pid, signal.SIGTERM)
+            os.kill(self.proc.pid, signal.SIGTERM)
         deadline = time.monotonic() + self.grace
         while time.monotonic() < deadline and self.proc.poll() is None:
             time.sleep(0.02)
         with contextlib.suppress(OSError):
-            os.kill(self.leader_pid, signal.SIGKILL)
+            os.kill(self.proc.pid, signal.SIGKILL)
 
     def stop(self) -> None:
         if self._stopping or self.finished.is_set():
@@ -43,6 +43,12 @@ class LeaderOnlyProcess(GroupOnlyProcess):
         threading.Thread(target=self.end_leader, daemon=True).start()
 
 
+class LeaderOnlyOps(BashOps):
+    def spawn(
+        self, command: str, cwd: str, env: Mapping[str, str], *, keepalive: bool, grace: float
+    ) -> CommandProcess:
+        return LeaderOnlyProcess(command, cwd, env, keepalive=keepalive, grace=grace)
+
+
 def create() -> ReferenceTools:
-    setattr(tasks, "Supervised", LeaderOnlyProcess)  # the defect, for this process only
-    return ReferenceTools()
+    return ReferenceTools(ops={"bash": LeaderOnlyOps()})

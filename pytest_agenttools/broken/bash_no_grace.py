@@ -5,15 +5,17 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+from collections.abc import Mapping
 
-from pytest_agenttools.reference_impl import processes, tasks
+from pytest_agenttools.reference_impl.bash import BashOps
+from pytest_agenttools.reference_impl.processes import CommandProcess, Supervised
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_bash_kill"]
-CAUGHT_BY = {"BASH-KILL-02", "BASH-ABORT-01"}
+CAUGHT_BY = {"BASH-KILL-02", "BASH-ABORT-02"}
 
 
-class NoGrace(processes.Supervised):
+class NoGrace(Supervised):
     def stop(self) -> None:
         if self.leader_pid is not None:
             with contextlib.suppress(OSError):
@@ -21,6 +23,12 @@ class NoGrace(processes.Supervised):
         super().stop()
 
 
+class NoGraceOps(BashOps):
+    def spawn(
+        self, command: str, cwd: str, env: Mapping[str, str], *, keepalive: bool, grace: float
+    ) -> CommandProcess:
+        return NoGrace(command, cwd, env, keepalive=keepalive, grace=grace)
+
+
 def create() -> ReferenceTools:
-    setattr(tasks, "Supervised", NoGrace)  # the defect, for this process only
-    return ReferenceTools()
+    return ReferenceTools(ops={"bash": NoGraceOps()})

@@ -2,34 +2,36 @@
 
 from __future__ import annotations
 
-from pytest_agenttools.reference_impl import tasks
+from pytest_agenttools.reference_impl.bash import BashOps
+from pytest_agenttools.reference_impl.tasks import Task
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_bash_tasks"]
 CAUGHT_BY = {"BASH-YIELD-01"}
 
-_adopt = tasks.TaskTable.adopt
 
-
-def restart_then_adopt(self: tasks.TaskTable, task: tasks.Task) -> None:
-    if task.done.is_set():
-        _adopt(self, task)
-        return
-    task.stop("aborted")
-    task.wait(30)
-    remaining = None if task.deadline is None else max(0.1, task.deadline - task.started_at)
-    again = tasks.Task(
-        task.id,
-        task.command,
-        task.cwd,
-        task.env,
-        timeout=remaining,
-        grace=task.grace,
-        keepalive=task.keepalive,
-    )
-    _adopt(self, again)
+class Restarts(BashOps):
+    def hand_over(self, task: Task) -> Task:
+        if task.done.is_set():
+            return task
+        task.stop("aborted")
+        task.wait(30)
+        remaining = None if task.deadline is None else max(0.1, task.deadline - task.started_at)
+        again = Task(
+            task.id,
+            task.command,
+            task.cwd,
+            task.env,
+            timeout=remaining,
+            grace=task.grace,
+            keepalive=task.keepalive,
+            ops=self,
+            file_max_bytes=task.file_max_bytes,
+            background=True,
+        )
+        again.env_removed = task.env_removed
+        return again
 
 
 def create() -> ReferenceTools:
-    setattr(tasks.TaskTable, "adopt", restart_then_adopt)  # the defect, for this process only
-    return ReferenceTools()
+    return ReferenceTools(ops={"bash": Restarts()})

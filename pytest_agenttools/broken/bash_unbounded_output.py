@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import os
 
-from pytest_agenttools.reference_impl import output_capture, tasks
+from pytest_agenttools.reference_impl import output_capture
+from pytest_agenttools.reference_impl.bash import BashOps
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_bash"]
+SUITE_MODULES = ["test_bash_output_file"]
 CAUGHT_BY = {"BASH-OUT-03"}
 
 
@@ -20,8 +21,14 @@ class Hoarding(output_capture.OutputCapture):
         except BlockingIOError:
             return -1
         self.hoard.append(data)
-        os.write(self._file_fd, data)
-        self.size += len(data)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._file_fd, view) :]
+        with self._lock:
+            self.size += len(data)
+            self._file_len += len(data)
+            if self._file_len >= self._head + self._note + 2 * self._window:
+                self._compact()
         return len(data)
 
     def finish(self, linger: float = 0.2) -> None:
@@ -29,6 +36,10 @@ class Hoarding(output_capture.OutputCapture):
         self.everything = b"".join(getattr(self, "hoard", []))
 
 
+class HoardingOps(BashOps):
+    def capture(self, read_fd: int, file_max_bytes: int) -> output_capture.OutputCapture:
+        return Hoarding(read_fd, file_max_bytes=file_max_bytes)
+
+
 def create() -> ReferenceTools:
-    setattr(tasks, "OutputCapture", Hoarding)  # the defect, for this process only
-    return ReferenceTools()
+    return ReferenceTools(ops={"bash": HoardingOps()})

@@ -5,27 +5,35 @@ The exclusions still win, but a matching ``--glob`` outranks ``.gitignore`` in r
 """
 
 from collections.abc import Sequence
-from typing import Any
 
 from pytest_agenttools.reference_impl import search_filters
+from pytest_agenttools.reference_impl.search_ops import GlobOps, GrepOps, SearchOps
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_grep", "test_glob"]
-CAUGHT_BY = {"GREP-IGN-01", "GLOB-IGN-01"}
+SUITE_MODULES = ["test_grep_filters", "test_glob_filters"]
+CAUGHT_BY = {"GREP-IGN-02", "GREP-IGN-03", "GLOB-IGN-03", "GLOB-IGN-04"}
 
 
-def as_overrides(
-    user_globs: Sequence[str], *, default_dirs: bool, bulky: bool = False
-) -> list[str]:
-    ordered = list(user_globs)
-    if default_dirs:
-        ordered += search_filters.default_dir_globs()
-    if bulky:
-        ordered += search_filters.bulky_globs()
-    ordered += search_filters.sensitive_globs()
-    return [f"--glob={glob}" for glob in ordered]
+class AsOverrides(SearchOps):
+    def selection(
+        self, user_globs: Sequence[str], *, default_dirs: bool, bulky: bool = False
+    ) -> list[str]:
+        ordered = list(user_globs)
+        if default_dirs:
+            ordered += search_filters.default_dir_globs()
+        if bulky:
+            ordered += search_filters.bulky_globs()
+        ordered += search_filters.sensitive_globs()
+        return [f"--glob={glob}" for glob in ordered]
 
 
-def create() -> Any:
-    search_filters.glob_arguments = as_overrides
-    return ReferenceTools()
+class Grep(AsOverrides, GrepOps):
+    pass
+
+
+class Glob(AsOverrides, GlobOps):
+    pass
+
+
+def create() -> ReferenceTools:
+    return ReferenceTools(ops={"grep": Grep(), "glob": Glob()})

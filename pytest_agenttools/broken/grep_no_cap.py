@@ -4,7 +4,7 @@ from typing import Any
 
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_grep_paging", "test_glob"]
+SUITE_MODULES = ["test_grep_paging", "test_glob_limits"]
 CAUGHT_BY = {"GREP-CAP-01", "GLOB-CAP-01"}
 CAPS = ("grep.max_results", "glob.max_results")
 

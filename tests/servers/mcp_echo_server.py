@@ -1,16 +1,23 @@
 """A tiny MCP tool server (the SDK's FastMCP / MCPServer) for the MCP adapter's tests.
 
 ``show`` answers with the arguments it received (text and structuredContent), so a test sees
-exactly what the adapter's translation sent. The others exercise result conversion and failure.
-Run as ``python mcp_echo_server.py``; it speaks MCP over stdio.
+exactly what the adapter's translation sent. The others exercise result conversion, failure,
+configuration routing and process hygiene (``where`` tells the server's directory and HOME,
+``spawn`` leaves children behind). Run as ``python mcp_echo_server.py``; it speaks MCP over
+stdio. ``--stubborn`` makes it ignore SIGTERM and linger after its stdin closes (a server the
+adapter must kill); ``--pidfile PATH`` writes its pid there; ``--crash`` exits at once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import json
 import os
+import signal
+import subprocess
 import sys
+import time
 from typing import Any
 
 try:  # mcp 2.x: FastMCP is MCPServer
@@ -24,6 +31,15 @@ except ImportError:  # mcp 1.x
 Image: Any = _sdk.Image
 Audio: Any = getattr(_sdk, "Audio", None)
 ToolError: Any = _errors.ToolError
+try:
+    MCPError: Any = importlib.import_module("mcp.shared.exceptions").MCPError
+except AttributeError:  # mcp 1.x
+    McpError: Any = importlib.import_module("mcp.shared.exceptions").McpError
+    ErrorData: Any = importlib.import_module("mcp.types").ErrorData
+
+    def MCPError(code: int, message: str) -> Any:
+        return McpError(ErrorData(code=code, message=message))
+
 
 ABSENT = "<absent>"
 PNG = bytes.fromhex(
@@ -43,6 +59,13 @@ def show(
     dryRun: Any = ABSENT,
     offset: Any = ABSENT,
     replace_all: Any = ABSENT,
+    timeout_ms: Any = ABSENT,
+    start: Any = ABSENT,
+    count: Any = ABSENT,
+    expected: Any = ABSENT,
+    directory: Any = ABSENT,
+    env: Any = ABSENT,
+    mode: Any = ABSENT,
 ) -> dict[str, Any]:
     """Answer with the arguments received (those not left at their default)."""
     received = {
@@ -53,8 +76,52 @@ def show(
         "dryRun": dryRun,
         "offset": offset,
         "replace_all": replace_all,
+        "timeout_ms": timeout_ms,
+        "start": start,
+        "count": count,
+        "expected": expected,
+        "directory": directory,
+        "env": env,
+        "mode": mode,
     }
     return {"received": {k: v for k, v in received.items() if v != ABSENT}}
+
+
+@server.tool(structured_output=False)
+def reply(text: str = "") -> str:
+    """Answer with exactly ``text`` (for result post-processing and observation builders)."""
+    return text
+
+
+CONFIG: dict[str, Any] = {}
+
+
+@server.tool()
+def set_config(max_lines: Any = ABSENT, timeout_ms: Any = ABSENT) -> dict[str, Any]:
+    """The server's own configuration tool: remembers what it is given."""
+    given = {"max_lines": max_lines, "timeout_ms": timeout_ms}
+    CONFIG.update({k: v for k, v in given.items() if v != ABSENT})
+    return {"config": CONFIG}
+
+
+@server.tool()
+def get_config() -> dict[str, Any]:
+    return {"config": CONFIG}
+
+
+@server.tool()
+def where() -> dict[str, Any]:
+    """The server's working directory, HOME and pid."""
+    return {"cwd": os.getcwd(), "home": os.environ.get("HOME"), "pid": os.getpid()}
+
+
+@server.tool()
+def spawn() -> dict[str, Any]:
+    """Leave a child that ignores SIGTERM in the server's group and one in a session of its own."""
+    stubborn = "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(600)"
+    child = subprocess.Popen([sys.executable, "-c", stubborn])
+    escaped = subprocess.Popen([sys.executable, "-c", stubborn], start_new_session=True)
+    return {"server": os.getpid(), "children": [child.pid, escaped.pid]}
 
 
 @server.tool(structured_output=False)
@@ -73,7 +140,13 @@ def fail(message: str = "it broke") -> str:
 
 
 @server.tool()
-async def slow(seconds: float = 30.0) -> str:
+def rpc_fail() -> str:
+    """Answer with a JSON-RPC error instead of a tool result."""
+    raise MCPError(-32602, "rpc_fail always refuses")
+
+
+@server.tool()
+async def slow(seconds: float = 30.0, directory: str = "") -> str:
     """Sleep, for timeouts and cancellation."""
     await asyncio.sleep(seconds)
     return "slept"
@@ -91,4 +164,11 @@ if __name__ == "__main__":
     if "--crash" in sys.argv:
         sys.stderr.write("echo-server: refusing to start\n")
         sys.exit(2)
+    if "--pidfile" in sys.argv:
+        with open(sys.argv[sys.argv.index("--pidfile") + 1], "a") as f:
+            f.write(json.dumps(os.getpid()) + "\n")
+    if "--stubborn" in sys.argv:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
     server.run()
+    if "--stubborn" in sys.argv:
+        time.sleep(600)  # stdin closed: a polite server would exit now

@@ -1,0 +1,35 @@
+"""Touches the path before checking it, and lets the runtime's exception text reach the result.
+
+The dispatch resolves every path-like argument first (``os.path.realpath``), so an integer path
+raises ``TypeError`` and a NUL raises ``ValueError: embedded null byte``; the error result then
+says ``Internal error in read: TypeError: ...``, as the reference did before its argument layer.
+"""
+
+import os
+from typing import Any
+
+from pytest_agenttools.reference_impl.results import ToolError, error_result
+from pytest_agenttools.reference_impl.toolbox import ReferenceTools
+
+SUITE_MODULES = ["test_robust"]
+CAUGHT_BY = {"ROBUST-ARGS-01", "ROBUST-ARGS-02", "ROBUST-FUZZ-01"}
+PATHS = ("path", "file_path")
+
+
+class LeaksExceptions(ReferenceTools):
+    def call(self, tool: str, arguments: Any, cwd: str, env: Any = None, cancel: Any = None) -> Any:
+        try:
+            for name in PATHS:
+                if isinstance(arguments, dict) and name in arguments:
+                    os.path.realpath(os.path.join(cwd, arguments[name]))
+        except ToolError as exc:
+            return error_result(exc.code, exc.message)
+        except Exception as exc:
+            return error_result(
+                "internal", f"Internal error in {tool}: {type(exc).__name__}: {exc}"
+            )
+        return super().call(tool, arguments, cwd, env, cancel)
+
+
+def create() -> LeaksExceptions:
+    return LeaksExceptions()

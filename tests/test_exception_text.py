@@ -1,0 +1,49 @@
+"""The exception-text detectors: they catch what runtimes print and pass what people write."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_agenttools.exception_text import find_exception_text
+
+RUNTIME_TEXTS = [
+    'Traceback (most recent call last):\n  File "x.py", line 3, in <module>',
+    '  File "/usr/lib/python3.11/json/decoder.py", line 337, in decode',
+    "Internal error in grep: OSError: Argument list too long",
+    "TypeError: unhashable type: 'list'",
+    "json.decoder.JSONDecodeError: Expecting value",
+    "read: [Errno 36] File name too long: 'aaaa'",
+    "write: embedded null byte",
+    "'utf-8' codec can't encode character '\\ud800' in position 0: surrogates not allowed",
+    "Exceeds the limit (4300 digits) for integer string conversion",
+    "    at Object.<anonymous> (/srv/tools/read.js:10:5)",
+    "    at processTicksAndRejections (node:internal/process/task_queues:95:5)",
+    "TypeError: Cannot read properties of undefined (reading 'length')",
+    "RangeError: Maximum call stack size exceeded",
+    "panic: runtime error: index out of range [3] with length 3",
+    "goroutine 1 [running]:\nmain.main()\n\t/src/main.go:12 +0x1d",
+    "thread 'main' panicked at src/main.rs:4:5",
+    'Exception in thread "main" java.lang.NullPointerException',
+    "java.io.IOException: Stream closed",
+]
+PLAIN_TEXTS = [
+    "Error: file not found: a.txt. Check the path with glob.",
+    'read: offset must be an integer, got string "abc".',
+    "No matches found",
+    "grep: regex parse error: unclosed group; escape ( or set literal=true.",
+    "File not found: /ws/missing.txt. Did you mean missing.md?",
+    "Command exited with code 1",
+    "edit: old_string was not found in a.py (the file has 12 lines).",
+    "write: path contains a NUL character (at position 3); remove it.",
+    "Syntax Error: unexpected token",
+]
+
+
+@pytest.mark.parametrize("text", RUNTIME_TEXTS)
+def test_runtime_text_is_found(text: str) -> None:
+    assert find_exception_text(text), text
+
+
+@pytest.mark.parametrize("text", PLAIN_TEXTS)
+def test_plain_text_passes(text: str) -> None:
+    assert find_exception_text(text) is None, find_exception_text(text)
