@@ -466,7 +466,9 @@ function handleLine(line) {
     send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `parse error: ${error.message}` } });
     return;
   }
-  const validId = (v) => typeof v === "string" || typeof v === "number" || v === null;
+  // JSON-RPC ids: a string, an integer (exactly representable here) or null; a fraction, a
+  // number beyond 2^53 or a boolean is an invalid request, answered with id null.
+  const validId = (v) => typeof v === "string" || Number.isSafeInteger(v) || v === null;
   if (!isPlainObject(msg) || msg.jsonrpc !== "2.0" || typeof msg.method !== "string") {
     const id = isPlainObject(msg) && validId(msg.id) ? msg.id : null;
     send({ jsonrpc: "2.0", id, error: { code: -32600, message: "invalid JSON-RPC 2.0 request" } });
@@ -533,8 +535,10 @@ async function serve() {
 // is not, this script runs itself once more as a child with it set and stays a thin parent that
 // shares its stdin/stdout/stderr and passes on signals and the exit status. A blocked read still
 // behaves exactly as pi does; only the blast radius shrinks.
+const RELAUNCHED = "--agenttools-relaunched";
+
 function relaunch() {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), `${RELAUNCHED}=${process.pid}`, ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { ...process.env, UV_THREADPOOL_SIZE: "64" },
   });
@@ -577,7 +581,20 @@ function parentInterpreterDir() {
 }
 
 ensureRgOnPath();
-if (process.env.UV_THREADPOOL_SIZE) {
+// The relaunched server and its thin parent are one implementation: when the parent dies without
+// passing anything on (SIGKILL), the server dies the same way, at once and without cleanup, as a
+// single pi process would. Whatever pi had started then fares exactly as it would with pi killed.
+function dieWithParent(parent) {
+  setInterval(() => {
+    if (process.ppid !== parent) process.kill(process.pid, "SIGKILL");
+  }, 100).unref();
+}
+
+const relaunchedBy = process.argv.find((arg) => arg.startsWith(`${RELAUNCHED}=`));
+if (relaunchedBy) {
+  dieWithParent(Number(relaunchedBy.slice(RELAUNCHED.length + 1)));
+  await serve();
+} else if (process.env.UV_THREADPOOL_SIZE) {
   await serve();
 } else {
   relaunch();

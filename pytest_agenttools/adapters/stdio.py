@@ -473,7 +473,7 @@ class _Pending:
             late = result_from_wire(raw, self._call, self._adapter.describe())
             raise AdapterError(
                 f"{self._adapter.describe()}: no answer to {self._call.describe()} within "
-                f"{deadline:.0f} s; it answered only after the kit's cancel "
+                f"{deadline:g} s; it answered only after the kit's cancel "
                 f"(isError={str(late.is_error).lower()}, text {late.text[:200]!r})"
             ) from None
         return result_from_wire(raw, self._call, self._adapter.describe())
