@@ -7,6 +7,7 @@ valid call that must still be served. Problems are collected and reported togeth
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,6 +25,7 @@ from .robust_strategies import (
     NUL_AND_SURROGATES,
     NUMBER_STRINGS,
     REQUIRED,
+    WORKSPACE_FILES,
     Budget,
     Ledger,
     Liveness,
@@ -45,10 +47,20 @@ def declared(tools: Any) -> list[str]:
 
 
 def still_serving(tools: Any, ledger: Ledger, liveness: Liveness) -> None:
-    """A valid call after the hostile ones is answered (and by the same process)."""
+    """A valid call after the hostile ones is answered (and by the same process).
+
+    The files a valid call needs are put in place first (without touching those a test left),
+    so that the call is valid in every test: a read of ``a.txt`` in an unseeded workspace is a
+    missing-file error, and an implementation without glob would fail for it.
+    """
     tool = next((t for t in ("glob", "read", "grep", "write") if tools.manifest.has_tool(t)), None)
     if tool is None:
         return
+    for name, text in WORKSPACE_FILES.items():
+        path = Path(tools.cwd) / name
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
     arguments = valid_arguments(tool)
     result = judge_call(ledger, liveness, tools.adapter, tools.make_call(tool, arguments))
     if result is not None and result.is_error:

@@ -89,6 +89,15 @@ def test_hang_is_cut_at_the_deadline(fake: StdioAdapter) -> None:
         fake.call(call("hang"), timeout=0.5)
 
 
+def test_an_answer_to_the_deadline_cancel_is_not_an_answer(fake: StdioAdapter) -> None:
+    """A call that only answers the kit's cancel (an endless read that honours aborts) fails as
+    it does in process: its "aborted" error must not pass a test that wants an error result."""
+    with pytest.raises(AdapterError, match=r"no answer to slow.*only after the kit's cancel"):
+        fake.call(call("slow"), timeout=0.3)
+    assert fake.call(call("echo", x=2)).text == '{"x": 2}'
+    assert fake.restarts == 1, "the child that overran its deadline is replaced"
+
+
 def test_cancel_reaches_the_call(fake: StdioAdapter) -> None:
     pending = fake.submit(call("slow"))
     threading.Timer(0.2, pending.cancel).start()

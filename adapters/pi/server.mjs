@@ -1,15 +1,18 @@
 #!/usr/bin/env node
-// agenttools/1 stdio adapter for pi (@mariozechner/pi-coding-agent 0.73.1).
+// agenttools/2 stdio adapter for pi (@mariozechner/pi-coding-agent 0.73.1).
 //
 // JSON-RPC 2.0, one object per line on stdin/stdout. Requests are served concurrently.
 // Only protocol lines go to stdout; everything else (console.*, stray writes) goes to stderr.
+// Every success result (and every bash result) carries details.observation, built from pi's own
+// answer by observe.mjs: mapping what pi showed, never correcting it.
 
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, constants as fsConstants, lstatSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
+import { closeSync, existsSync, constants as fsConstants, lstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
+import { basename, delimiter, dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { bashObservation, editObservation, grepObservation, readObservation, writeObservation } from "./observe.mjs";
 
 // --- keep stdout for the protocol only -------------------------------------------------------
 
@@ -45,30 +48,57 @@ function log(msg) {
 const PI_VERSION = "0.73.1";
 let pi; // the pi-coding-agent module, loaded in serve()
 let validateToolArguments; // pi-ai's argument validation, as pi's agent loop uses it
+let resolveToCwd; // pi's own path resolution (dist/core/tools/path-utils.js), loaded in serve()
 let agentDir;
 
+// The same content as manifest.toml (a kit test keeps the two equal).
 const MANIFEST = {
   name: "pi",
   version: PI_VERSION,
-  spec_version: "0.1",
+  spec_version: "0.2",
   tools: ["read", "write", "edit", "grep", "bash"],
-  features: ["read.images", "read.path_variants", "write.mkdirs", "edit.fuzzy", "edit.multi", "grep.content", "grep.context", "grep.literal"],
+  features: ["read.images", "read.path_variants", "edit.fuzzy", "edit.multi", "grep.content", "grep.context", "grep.literal"],
   output: { line_numbers: "none" },
-  limits: { "read.max_lines": 2000, "read.max_bytes": 51200, "grep.max_results": 100, "grep.max_line_chars": 500, "bash.output_max_bytes": 51200, "bash.output_max_lines": 2000 },
+  // pi's caps are constants (dist/core/tools/truncate.js). Its byte caps count UTF-8 bytes
+  // (Buffer.byteLength); the grep line cap counts JS string length (UTF-16 code units).
+  limits: {
+    "read.max_lines": 2000,
+    "read.max_bytes": { value: 51200, unit: "bytes" },
+    "grep.max_results": 100,
+    "grep.max_line_chars": { value: 500, unit: "chars" },
+    "bash.output_max_bytes": { value: 51200, unit: "bytes" },
+    "bash.output_max_lines": 2000,
+  },
   settings: [],
+  dialect: {
+    // pi's own names for canonical arguments, as its schema and its errors say them.
+    arguments: {
+      "edit.file_path": "path",
+      "edit.old_string": "oldText",
+      "edit.new_string": "newText",
+      "grep.ignore_case": "ignoreCase",
+    },
+    offset_base: { read: 1 },
+  },
 };
 
-// canonical tool name -> { create(cwd), translate(canonicalArgs) -> pi params }
+// canonical tool name -> {
+//   create(cwd, env, run): a fresh pi tool for one call (`run` records what pi's bash executor did),
+//   translate(canonicalArgs): pi's arguments,
+//   observe(piArgs, result, context): details.observation of a success result (observe.mjs),
+// }
 const TOOLS = {
   read: {
     create: (cwd) => pi.createReadTool(cwd),
     // pi's read schema: {path: string, offset?: number (1-indexed line), limit?: number (lines)}
     translate: (args) => renameKeys(args, {}),
+    observe: (args, result) => readObservation(args, result),
   },
   write: {
     create: (cwd) => pi.createWriteTool(cwd),
     // pi's write schema: {path: string, content: string}
     translate: (args) => renameKeys(args, {}),
+    observe: (args, result, context) => writeObservation(args, result, context),
   },
   edit: {
     create: (cwd) => pi.createEditTool(cwd),
@@ -76,38 +106,99 @@ const TOOLS = {
     // -> pi {path, edits: [{oldText, newText}]}. pi has no replace_all: it is passed through as
     // is, so pi's own validation decides. With both edits and old_string, old/new become pi's
     // legacy top-level oldText/newText, which pi's prepareArguments folds into edits.
+    // A canonical argument that is absent stays absent (pi's validation then names it as
+    // missing): no key is created with an undefined value.
     translate: (args) => {
       const { file_path, old_string, new_string, edits, ...rest } = args;
-      const out = { ...rest, path: file_path };
-      const single = { oldText: old_string, newText: new_string };
-      if (edits === undefined) {
+      const out = { ...rest };
+      if ("file_path" in args) out.path = file_path;
+      const single = {};
+      if ("old_string" in args) single.oldText = old_string;
+      if ("new_string" in args) single.newText = new_string;
+      if (!("edits" in args)) {
         out.edits = [single];
       } else {
         out.edits = Array.isArray(edits)
           ? edits.map((e) => (isPlainObject(e) ? renameKeys(e, EDIT_KEYS) : e))
           : edits;
-        if (old_string !== undefined || new_string !== undefined) Object.assign(out, single);
+        Object.assign(out, single);
       }
       return out;
     },
+    observe: (args, result, context) => editObservation(args, result, context),
   },
   grep: {
     create: (cwd) => pi.createGrepTool(cwd),
     // pi's grep schema: {pattern, path?, glob? (one string), ignoreCase?, literal?, context?, limit?}.
-    // pi has no output_mode (it always shows matching lines) and no offset: both are dropped.
-    translate: ({ output_mode: _mode, offset: _offset, ...args }) => renameKeys(args, { ignore_case: "ignoreCase" }),
+    // pi has no output_mode (it always shows matching lines) and no offset; like any other
+    // argument pi does not know, they are passed through for pi's own validation to judge
+    // (its grep schema ignores unknown properties).
+    translate: (args) => renameKeys(args, { ignore_case: "ignoreCase" }),
+    observe: (args, result, { cwd }) => {
+      // pi's own resolution of the search root (grep.js): resolveToCwd(path || ".", cwd), done
+      // after an await, so with the server's own HOME.
+      const searchPath = resolveToCwd(typeof args.path === "string" && args.path ? args.path : ".", cwd);
+      let isDirectory = false;
+      try {
+        isDirectory = statSync(searchPath).isDirectory();
+      } catch {
+        // pi answered, so the root existed; a vanished root leaves file paths as pi named them
+      }
+      return grepObservation(args, result, { searchPath, isDirectory, exists: existsSync, join, basename });
+    },
   },
   bash: {
     // The call's env is what the command inherits: pi's spawnHook replaces the spawn env with it
     // (pi does no sanitising of its own). pi's schema: {command, timeout? (seconds)}; it has no
-    // run_in_background, which is passed through for pi's own validation to judge.
-    create: (cwd, env) =>
-      pi.createBashTool(cwd, env ? { spawnHook: (context) => ({ ...context, env: { ...env } }) } : undefined),
+    // run_in_background, which is passed through for pi's own validation to judge. pi's own
+    // local executor runs the command; the adapter only watches what it is handed and answers.
+    create: (cwd, env, run) =>
+      pi.createBashTool(cwd, {
+        operations: watchedBashOperations(run),
+        ...(env ? { spawnHook: (context) => ({ ...context, env: { ...env } }) } : {}),
+      }),
     translate: (args) => renameKeys(args, {}),
   },
 };
 
+// pi's default bash executor (createLocalBashOperations, what createBashTool uses when given none),
+// with a record of what it was asked and what it answered, so that the observation can state the
+// exit code and timeout pi itself saw (pi's text drops the exit code of a success and of a
+// signal death).
+function watchedBashOperations(run) {
+  const local = pi.createLocalBashOperations();
+  return {
+    exec: (command, cwd, options) => {
+      run.started = true;
+      run.timeout = options?.timeout;
+      const onData = (data) => {
+        run.bytes += data.length;
+        options.onData(data);
+      };
+      return local.exec(command, cwd, { ...options, onData }).then((answer) => {
+        run.exitCode = answer?.exitCode;
+        return answer;
+      });
+    },
+  };
+}
+
 const EDIT_KEYS = { old_string: "oldText", new_string: "newText" };
+
+// Run fn (synchronously) as if this process had inherited the call's environment, as far as pi's
+// file tools look at it: HOME, which os.homedir() reads for `~`. Restored before anything else runs.
+function asInherited(env, fn) {
+  if (!env) return fn();
+  const saved = process.env.HOME;
+  if (typeof env.HOME === "string") process.env.HOME = env.HOME;
+  else delete process.env.HOME;
+  try {
+    return fn();
+  } finally {
+    if (saved === undefined) delete process.env.HOME;
+    else process.env.HOME = saved;
+  }
+}
 
 function renameKeys(args, mapping) {
   const out = {};
@@ -215,9 +306,6 @@ async function handleCall(params, signal) {
   if (!isPlainObject(params)) throw new RpcError(-32602, "call params must be an object");
   const { tool, arguments: args, cwd } = params;
   if (typeof tool !== "string") throw new RpcError(-32602, "call params.tool must be a string");
-  if (args !== undefined && !isPlainObject(args)) {
-    throw new RpcError(-32602, "call params.arguments must be an object");
-  }
   if (typeof cwd !== "string" || !isAbsolute(cwd)) {
     throw new RpcError(-32602, "call params.cwd must be an absolute path");
   }
@@ -228,41 +316,57 @@ async function handleCall(params, signal) {
   if (!spec) throw new RpcError(-32602, `unknown tool '${tool}'`);
 
   // Only bash consults the environment (see TOOLS.bash); the other tools ignore it.
-  const piTool = spec.create(cwd, params.env);
+  const run = { started: false, timeout: undefined, exitCode: undefined, bytes: 0 };
+  const piTool = spec.create(cwd, params.env, run);
   const toolCallId = `agenttools-${++callCounter}`;
-  const piArgs = spec.translate(args ?? {});
-  if (typeof piArgs.path === "string") {
+  // Arguments that are not an object (a list, a string ...) go to pi's validation as they are,
+  // as a model's would in pi's agent loop: the answer is pi's error result, not a protocol error.
+  const piArgs = isPlainObject(args ?? {}) ? spec.translate(args ?? {}) : args;
+  if (typeof piArgs?.path === "string") {
     const target = resolvePath(cwd, piArgs.path.replace(/^@/, ""));
     signal.addEventListener("abort", () => abandonedPaths.add(target), { once: true });
   }
 
+  let answer;
+  let validated = piArgs;
   try {
     // Do what pi's agent loop does before execute: prepareArguments, then schema validation
     // (with pi's own coercions). A failure there is a tool error result, as in the agent loop.
     const prepared = piTool.prepareArguments ? piTool.prepareArguments(piArgs) : piArgs;
-    const validated = validateToolArguments(piTool, {
+    validated = validateToolArguments(piTool, {
       type: "toolCall",
       id: toolCallId,
       name: piTool.name,
       arguments: prepared,
     });
-    const result = await piTool.execute(toolCallId, validated, signal, () => {});
+    // execute resolves the path (`~` by os.homedir(), i.e. HOME) before its first await, so the
+    // call's environment is in place exactly while it runs synchronously (read, write, edit).
+    const result = await asInherited(params.env, () => piTool.execute(toolCallId, validated, signal, () => {}));
     const details = jsonSafe(result?.details);
-    return {
+    answer = {
       content: normaliseContent(result?.content),
       isError: false,
       details: isPlainObject(details) ? details : {},
     };
   } catch (error) {
-    return errorResult(error);
+    answer = errorResult(error);
   }
+  if (tool === "bash") {
+    answer.details.observation = bashObservation(answer, answer.isError, run);
+  } else if (!answer.isError) {
+    answer.details.observation = spec.observe(validated, answer, {
+      cwd,
+      resolvePath: (path) => asInherited(params.env, () => resolveToCwd(path, cwd)),
+    });
+  }
+  return answer;
 }
 
 async function dispatch(msg) {
   const { id, method, params } = msg;
   switch (method) {
     case "initialize":
-      return { name: "pi", version: PI_VERSION, protocol: "agenttools/1", manifest: MANIFEST };
+      return { name: "pi", version: PI_VERSION, protocol: "agenttools/2", manifest: MANIFEST };
     case "configure":
       if (params !== undefined && !isPlainObject(params)) {
         throw new RpcError(-32602, "configure params must be an object");
@@ -362,7 +466,9 @@ function handleLine(line) {
     send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `parse error: ${error.message}` } });
     return;
   }
-  const validId = (v) => typeof v === "string" || typeof v === "number" || v === null;
+  // JSON-RPC ids: a string, an integer (exactly representable here) or null; a fraction, a
+  // number beyond 2^53 or a boolean is an invalid request, answered with id null.
+  const validId = (v) => typeof v === "string" || Number.isSafeInteger(v) || v === null;
   if (!isPlainObject(msg) || msg.jsonrpc !== "2.0" || typeof msg.method !== "string") {
     const id = isPlainObject(msg) && validId(msg.id) ? msg.id : null;
     send({ jsonrpc: "2.0", id, error: { code: -32600, message: "invalid JSON-RPC 2.0 request" } });
@@ -411,6 +517,9 @@ async function serve() {
   process.env.PI_CODING_AGENT_DIR = agentDir;
   pi = await import("@mariozechner/pi-coding-agent");
   ({ validateToolArguments } = await import("@mariozechner/pi-ai"));
+  // Not in pi's package exports: loaded by file URL next to the entry point, so that an
+  // observation names the file pi itself wrote or searched (pi strips `@`, expands `~` ...).
+  ({ resolveToCwd } = await import(new URL("./core/tools/path-utils.js", import.meta.resolve("@mariozechner/pi-coding-agent")).href));
 
   const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
   rl.on("line", handleLine);
@@ -426,8 +535,10 @@ async function serve() {
 // is not, this script runs itself once more as a child with it set and stays a thin parent that
 // shares its stdin/stdout/stderr and passes on signals and the exit status. A blocked read still
 // behaves exactly as pi does; only the blast radius shrinks.
+const RELAUNCHED = "--agenttools-relaunched";
+
 function relaunch() {
-  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+  const child = spawn(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), `${RELAUNCHED}=${process.pid}`, ...process.argv.slice(2)], {
     stdio: "inherit",
     env: { ...process.env, UV_THREADPOOL_SIZE: "64" },
   });
@@ -470,7 +581,20 @@ function parentInterpreterDir() {
 }
 
 ensureRgOnPath();
-if (process.env.UV_THREADPOOL_SIZE) {
+// The relaunched server and its thin parent are one implementation: when the parent dies without
+// passing anything on (SIGKILL), the server dies the same way, at once and without cleanup, as a
+// single pi process would. Whatever pi had started then fares exactly as it would with pi killed.
+function dieWithParent(parent) {
+  setInterval(() => {
+    if (process.ppid !== parent) process.kill(process.pid, "SIGKILL");
+  }, 100).unref();
+}
+
+const relaunchedBy = process.argv.find((arg) => arg.startsWith(`${RELAUNCHED}=`));
+if (relaunchedBy) {
+  dieWithParent(Number(relaunchedBy.slice(RELAUNCHED.length + 1)));
+  await serve();
+} else if (process.env.UV_THREADPOOL_SIZE) {
   await serve();
 } else {
   relaunch();

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Smoke test for the pi agenttools/1 adapter (stdlib only).
+"""Smoke test for the pi agenttools/2 adapter (stdlib only).
 
-Starts `node server.mjs`, sends initialize, configure, a write, a read, a concurrent pair of
-calls, an unknown tool, a garbage line and shutdown, prints every answer and checks its shape.
+Starts `node server.mjs`, sends initialize, configure, a write, a read, a bash command, a
+concurrent pair of calls, an unknown tool, a garbage line and shutdown, prints every answer and
+checks its shape, the observation each result carries among them.
 Exit status 0 when every check passed.
 
     cd adapters/pi && npm install --ignore-scripts && python3 smoke.py
@@ -24,7 +25,7 @@ HERE = Path(__file__).resolve().parent
 
 
 class Client:
-    """A minimal agenttools/1 client: one reader thread collects answers by id."""
+    """A minimal agenttools/2 client: one reader thread collects answers by id."""
 
     def __init__(self, cmd: list[str], cwd: Path) -> None:
         self.proc = subprocess.Popen(
@@ -117,12 +118,13 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="pi-smoke-") as tmp:
         ws = Path(tmp)
 
-        ans = client.request("initialize", {"protocol": "agenttools/1"})
+        ans = client.request("initialize", {"protocol": "agenttools/2"})
         show("initialize", ans)
         res = ans.get("result", {})
-        check(res.get("protocol") == "agenttools/1", "protocol agenttools/1")
+        check(res.get("protocol") == "agenttools/2", "protocol agenttools/2")
         check(
-            res.get("manifest", {}).get("tools") == ["read", "write"], "manifest tools read, write"
+            res.get("manifest", {}).get("tools") == ["read", "write", "edit", "grep", "bash"],
+            "manifest tools read, write, edit, grep, bash",
         )
 
         ans = client.request("configure", {"settings": {"read.max_lines": 3}})
@@ -133,11 +135,32 @@ def main() -> int:
         show("write sub/dir/a.txt", ans)
         check(ans.get("result", {}).get("isError") is False, "write succeeds")
         check((ws / "sub/dir/a.txt").read_bytes() == b"one\ntwo\nthree\n", "bytes on disk as given")
+        observed = ans.get("result", {}).get("details", {}).get("observation", {})
+        check(
+            observed == {"path": str(ws / "sub/dir/a.txt"), "bytes_written": 14},
+            "write observation: the file pi wrote and the size pi reported",
+        )
 
         ans = client.call("read", {"path": "sub/dir/a.txt", "offset": 2, "limit": 1}, ws)
         show("read offset=2 limit=1", ans)
         text = ans.get("result", {}).get("content", [{}])[0].get("text", "")
         check(text.startswith("two\n"), "read returns line 2 without line numbers")
+        observed = ans.get("result", {}).get("details", {}).get("observation", {})
+        check(
+            (observed.get("start_line"), observed.get("lines"), observed.get("next_offset"))
+            == (2, ["two"], 3),
+            "read observation: line 2 shown, continue from 3",
+        )
+
+        ans = client.call("bash", {"command": "echo out; echo err >&2; exit 4"}, ws)
+        show("bash exit 4", ans)
+        result = ans.get("result", {})
+        observed = result.get("details", {}).get("observation", {})
+        check(result.get("isError") is True, "a failed command is an error result")
+        check(
+            (observed.get("exit_code"), observed.get("output")) == (4, "out\nerr\n"),
+            "bash observation: exit code 4 and the output as shown",
+        )
 
         ans = client.call("read", {"path": "missing.txt"}, ws)
         show("read missing.txt", ans)

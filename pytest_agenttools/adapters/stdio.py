@@ -449,9 +449,6 @@ class _Pending:
             self.cancel()
             try:
                 raw = self._future.result(CANCEL_GRACE)
-                # The call overran its deadline: whatever it started may still run inside the
-                # child (a read of /dev/zero that keeps growing), so later tests get a new child.
-                self._adapter.recycle(self._child)
             except FutureTimeout:
                 unread = self._child.backlog
                 wedged = (
@@ -468,6 +465,17 @@ class _Pending:
                     f"{deadline:g} s{wedged} (raise --agenttools-call-timeout if it is just slow)"
                     f"{self._child.stderr_text()}"
                 ) from None
+            # The call overran its deadline: whatever it started may still run inside the
+            # child (a read of /dev/zero that keeps growing), so later tests get a new child.
+            # What it answered to the cancel is not its answer to the call: the call fails, as
+            # it does in process (a hang must not pass as an error result).
+            self._adapter.recycle(self._child)
+            late = result_from_wire(raw, self._call, self._adapter.describe())
+            raise AdapterError(
+                f"{self._adapter.describe()}: no answer to {self._call.describe()} within "
+                f"{deadline:g} s; it answered only after the kit's cancel "
+                f"(isError={str(late.is_error).lower()}, text {late.text[:200]!r})"
+            ) from None
         return result_from_wire(raw, self._call, self._adapter.describe())
 
     def cancel(self) -> None:
