@@ -80,6 +80,12 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
         "string",
     ),
     (
+        "clauses",
+        "agenttools_clauses",
+        "run only the tests of these clauses (comma-separated ids: EDIT-RA-02,READ-LN-01)",
+        "string",
+    ),
+    (
         "hypothesis-profile",
         "agenttools_hypothesis_profile",
         "hypothesis profile for the property suites: ci (default), dev or fuzz",
@@ -119,6 +125,7 @@ class Settings:
     hypothesis_profile: str
     tools: str | None = None
     features: str | None = None
+    clauses: str | None = None
 
 
 def _value(config: pytest.Config, ini: str) -> Any:
@@ -187,4 +194,5 @@ def read_settings(config: pytest.Config) -> Settings:
         hypothesis_profile=profile,
         tools=text("agenttools_tools"),
         features=text("agenttools_features"),
+        clauses=text("agenttools_clauses"),
     )

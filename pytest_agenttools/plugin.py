@@ -61,7 +61,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
         expectations = Expectations(settings.expectations, settings.strict)
     config.pluginmanager.register(
-        Selection(config, settings.tools, settings.features), "agenttools-selection"
+        Selection(config, settings.tools, settings.features, settings.clauses),
+        "agenttools-selection",
     )
     config.pluginmanager.register(
         ReportPlugin(config, expectations, settings.report), "agenttools-report"

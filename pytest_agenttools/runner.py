@@ -1,9 +1,13 @@
 """The one place that builds the suite's pytest command line, for ``run`` and ``selfcheck``.
 
-``agenttools run`` runs it in this process (``run_in_process``); ``selfcheck`` runs one child
-process per implementation (``run_in_subprocess``). Both leave nothing in the caller's
-directory: the hypothesis database goes to a scratch directory, and the suite's own ini file
-pins the rootdir so node ids are short and no ini file of the caller applies.
+``agenttools run`` runs it in this process (``run_in_process``); one run in a child process of
+its own is ``run_in_subprocess``; many runs (``selfcheck``: a hundred broken implementations,
+the alternatives) are ``run_batch``: one child Python imports and collects the suite once, then
+forks a process per run from that warm state, so a run pays for its own tests, not for starting
+Python, importing pytest and hypothesis and rewriting the suite's asserts again. All of them
+leave nothing in the caller's directory: the hypothesis database goes to a scratch directory,
+and the suite's own ini file pins the rootdir so node ids are short and no ini file of the
+caller applies.
 """
 
 from __future__ import annotations
@@ -12,11 +16,14 @@ import contextlib
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 SUITE = "pytest_agenttools.conformance"
@@ -36,6 +43,8 @@ class SuiteRun:
     report: str | None = None
     tools: str | None = None
     features: str | None = None
+    #: comma-separated clause ids: only their tests run
+    clauses: str | None = None
     modules: Sequence[str] = ()
     quiet: bool = True
     extra: Sequence[str] = field(default_factory=tuple)
@@ -75,6 +84,7 @@ class SuiteRun:
             ("report", self.report),
             ("tools", self.tools),
             ("features", self.features),
+            ("clauses", self.clauses),
         ):
             if value:
                 args += [f"--agenttools-{flag}", value]
@@ -151,6 +161,215 @@ def run_in_subprocess(run: SuiteRun, timeout: float = 900) -> ChildRun:
 
 
 def _with_report(run: SuiteRun, path: str) -> SuiteRun:
-    from dataclasses import replace
-
     return replace(run, report=path)
+
+
+# --- many runs in one warm child ----------------------------------------------------------------
+
+
+def run_batch(
+    runs: Sequence[SuiteRun],
+    *,
+    jobs: int = 2,
+    timeout: float = 900,
+    progress: Callable[[int, ChildRun], None] | None = None,
+) -> list[ChildRun]:
+    """Run each of ``runs`` (up to ``jobs`` at once); return their outcomes in order.
+
+    One child Python (``python -m pytest_agenttools.runner PLAN``) collects every suite module
+    the runs name, once, then forks one process per run: each run is its own pytest session
+    with its own implementation, isolated from the others by the fork, but none of them starts
+    Python or imports the suite again. ``progress(index, outcome)`` is called as runs finish.
+    Where ``os.fork`` does not exist, each run gets a child Python of its own.
+    """
+    if not runs:
+        return []
+    if not hasattr(os, "fork"):
+        outcomes = []
+        for index, run in enumerate(runs):
+            outcomes.append(run_in_subprocess(run, timeout))
+            if progress:
+                progress(index, outcomes[-1])
+        return outcomes
+    with tempfile.TemporaryDirectory(prefix="agenttools-batch-") as scratch:
+        plan = {
+            "jobs": max(1, jobs),
+            "timeout": timeout,
+            "warm": _warm_args(runs),
+            "runs": [
+                {
+                    "args": _with_report(run, os.path.join(scratch, f"{i}.json")).args(),
+                    "report": os.path.join(scratch, f"{i}.json"),
+                    "output": os.path.join(scratch, f"{i}.out"),
+                    "impl": run.impl,
+                }
+                for i, run in enumerate(runs)
+            ],
+        }
+        plan_file = os.path.join(scratch, "plan.json")
+        with open(plan_file, "w", encoding="utf-8") as stream:
+            json.dump(plan, stream)
+        env = dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=os.path.join(scratch, "hypothesis"))
+        outcomes: dict[int, ChildRun] = {}
+        with subprocess.Popen(
+            [sys.executable, "-m", __name__, plan_file],
+            cwd=scratch,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        ) as proc:
+            # the child's own complaints (a warm-up that failed) are read on a thread so a
+            # full stderr pipe never stalls it
+            complaints: list[str] = []
+            reader = threading.Thread(
+                target=lambda: complaints.append(proc.stderr.read() if proc.stderr else ""),
+                daemon=True,
+            )
+            reader.start()
+            assert proc.stdout is not None
+            for line in proc.stdout:
+                done = json.loads(line)
+                index = int(done["index"])
+                spec = plan["runs"][index]
+                outcome = _outcome(done, spec["report"], spec["output"])
+                outcomes[index] = outcome
+                if progress:
+                    progress(index, outcome)
+            proc.wait()
+            reader.join(5)
+        said = "".join(complaints)[-1500:]
+        return [
+            outcomes.get(i)
+            or ChildRun(-1, {}, said, f"the batch ended without this run; it said: {said}")
+            for i in range(len(runs))
+        ]
+
+
+def _outcome(done: dict[str, Any], report_path: str, output_path: str) -> ChildRun:
+    try:
+        with open(output_path, encoding="utf-8", errors="replace") as stream:
+            output = stream.read()
+    except OSError:
+        output = ""
+    report = read_report(report_path)
+    problem = str(done.get("problem") or "")
+    if not problem and not report:
+        problem = f"no report; pytest said: {output[-1500:]}"
+    return ChildRun(int(done["exit_code"]), report, output, problem)
+
+
+def _warm_args(runs: Sequence[SuiteRun]) -> list[str]:
+    """Collect-only over every module the runs name (the whole suite if one names none)."""
+    modules: list[str] = []
+    for run in runs:
+        if not run.modules:
+            modules = []
+            break
+        modules += [m for m in run.modules if m not in modules]
+    return [*SuiteRun(modules=tuple(modules)).args(), "--collect-only"]
+
+
+def _serve_plan(plan_file: str) -> int:
+    """The batch child: warm up, then fork one process per run; report each as a JSON line."""
+    with open(plan_file, encoding="utf-8") as stream:
+        plan = json.load(stream)
+    import importlib
+
+    import pytest
+
+    with _output_to(os.devnull):
+        pytest.main(plan["warm"])
+    for run in plan["runs"]:  # the implementations' modules, imported once for every run
+        module, _, _ = (run["impl"] or "").rpartition(":")
+        if module and not module.endswith(".py") and os.sep not in module:
+            with contextlib.suppress(Exception):
+                importlib.import_module(module)
+    if threading.active_count() > 1:
+        # a thread would not survive the fork (and could hold a lock the child needs): each
+        # run gets a child Python of its own instead
+        for index, run in enumerate(plan["runs"]):
+            with open(run["output"], "w", encoding="utf-8") as output:
+                code = subprocess.run(
+                    [sys.executable, "-m", "pytest", *run["args"]], stdout=output, stderr=output
+                ).returncode
+            _report(index, code, "")
+        return 0
+    pending = list(enumerate(plan["runs"]))
+    running: dict[int, tuple[int, float]] = {}
+    timeout = float(plan["timeout"])
+    while pending or running:
+        while pending and len(running) < int(plan["jobs"]):
+            index, run = pending.pop(0)
+            sys.stdout.flush()
+            sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the forked run
+                _forked(run["args"], run["output"])
+            running[pid] = (index, time.monotonic() + timeout)
+        pid, status = os.waitpid(-1, os.WNOHANG)
+        if pid:
+            index, _ = running.pop(pid)
+            code = os.waitstatus_to_exitcode(status)
+            _report(index, code, "" if code >= 0 else f"the run was killed by signal {-code}")
+            continue
+        now = time.monotonic()
+        for pid, (index, due) in list(running.items()):
+            if now > due:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                running.pop(pid)
+                _report(index, -1, f"the run did not finish within {timeout:.0f} s")
+        time.sleep(0.01)
+    return 0
+
+
+def _forked(args: list[str], output: str) -> None:
+    """In the forked process: its own process group, its output to a file, one pytest session."""
+    code = 3
+    try:
+        os.setpgid(0, 0)
+        code = _run_in_child(args, output)
+    finally:
+        os._exit(code)
+
+
+def _run_in_child(args: list[str], output: str) -> int:
+    import pytest
+
+    try:
+        with _output_to(output):
+            return int(pytest.main(args))
+    except BaseException as exc:  # a run must always report, whatever pytest raised
+        with open(output, "a", encoding="utf-8") as stream:
+            stream.write(f"\npytest.main raised {type(exc).__name__}: {exc}\n")
+        return 3
+
+
+@contextlib.contextmanager
+def _output_to(path: str) -> Iterator[None]:
+    """Send this process's stdout and stderr (the file descriptors) to ``path``."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.dup2(target, 1)
+        os.dup2(target, 2)
+        yield
+    finally:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in (target, *saved):
+            os.close(fd)
+
+
+def _report(index: int, exit_code: int, problem: str) -> None:
+    print(json.dumps({"index": index, "exit_code": exit_code, "problem": problem}), flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(_serve_plan(sys.argv[1]))

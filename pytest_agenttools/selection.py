@@ -1,4 +1,5 @@
-"""Each test's clause, resolved once at collection; choosing part of the suite by tool and tag.
+"""Each test's clause, resolved once at collection; choosing part of the suite by tool, tag or
+clause.
 
 The spec is loaded once per session (``spec_of``). Every conformance item gets a ``ClauseInfo``
 in its stash, its clause id in its ``user_properties`` (so the report on an xdist controller
@@ -59,12 +60,38 @@ def split_list(value: str | None) -> set[str]:
     return {part.strip() for part in (value or "").split(",") if part.strip()}
 
 
+def unknown_clauses(spec: Spec, chosen: set[str]) -> str | None:
+    """What is wrong with a clause selection (ids the spec does not know), or None."""
+    import difflib
+
+    known = spec.by_id()
+    unknown = sorted(chosen - set(known))
+    if not unknown:
+        return None
+    hints = []
+    for ident in unknown:
+        close = difflib.get_close_matches(ident, list(known), n=1)
+        hints.append(f"{ident} (did you mean {close[0]}?)" if close else ident)
+    return f"unknown clause id(s) {', '.join(hints)}; `agenttools clauses` lists them"
+
+
 class Selection:
-    def __init__(self, config: pytest.Config, tools: str | None, features: str | None) -> None:
+    def __init__(
+        self,
+        config: pytest.Config,
+        tools: str | None,
+        features: str | None,
+        clauses: str | None = None,
+    ) -> None:
         self.config = config
         self.tools = split_list(tools)
         self.features = split_list(features)
+        self.clauses = split_list(clauses)
         self.registered: set[str] = set()
+        if self.clauses:
+            problem = unknown_clauses(spec_of(config), self.clauses)
+            if problem:
+                raise pytest.UsageError(f"--agenttools-clauses: {problem}")
 
     def _register(self, name: str) -> None:
         if name not in self.registered:
@@ -94,19 +121,24 @@ class Selection:
     # (a second implementation of the hook: pytest reads only names that start with pytest_)
     @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
     def pytest_deselect_unchosen(self, config: pytest.Config, items: list[pytest.Item]) -> None:
-        """Keep the chosen tools' and tags' tests. This runs after syrupy has seen every
-        collected test, so it counts the goldens of the tests left out as not selected (not as
-        unused goldens to delete)."""
-        if not self.tools and not self.features:
+        """Keep the chosen tools', tags' and clauses' tests. This runs after syrupy has seen
+        every collected test, so it counts the goldens of the tests left out as not selected
+        (not as unused goldens to delete). A clause selection keeps only tests of those clauses;
+        a tool or tag selection also keeps tests that name no clause."""
+        if not self.tools and not self.features and not self.clauses:
             return
         keep: list[pytest.Item] = []
         drop: list[pytest.Item] = []
         for item in items:
             info = clause_info(item)
-            wanted = info is None or (
-                (not self.tools or info.tool in self.tools)
-                and (not self.features or bool(info.tags & self.features))
-            )
+            if info is None:
+                wanted = not self.clauses
+            else:
+                wanted = (
+                    (not self.tools or info.tool in self.tools)
+                    and (not self.features or bool(info.tags & self.features))
+                    and (not self.clauses or info.clause.id in self.clauses)
+                )
             (keep if wanted else drop).append(item)
         if drop:
             config.hook.pytest_deselected(items=drop)

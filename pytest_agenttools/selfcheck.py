@@ -4,7 +4,10 @@ correct implementation passing everything.
 Each module in ``pytest_agenttools.broken`` is the reference with one defect, plus ``CAUGHT_BY``
 (the clauses that must fail) and optionally ``SUITE_MODULES`` (the suite modules worth running)
 and ``PYTEST_ARGS`` (extra arguments, such as a short call deadline for a defect that hangs).
-A broken implementation that no clause catches means the suite has a hole.
+A broken implementation that no clause catches means the suite has a hole. Only the tests of
+its ``CAUGHT_BY`` clauses run (``--agenttools-clauses``): the rest of the suite judges what the
+defect does not change; ``all_clauses`` runs every test of its modules, to see what else
+catches it. The runs share one warm child process (``runner.run_batch``).
 
 Each alternative in ``pytest_agenttools.alternatives`` is the reference presented as another real
 tool presents it (tab line numbers, absolute paths, notices first, 0-based offsets, its own
@@ -17,11 +20,10 @@ from __future__ import annotations
 import importlib
 import pkgutil
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from .runner import SuiteRun, run_in_subprocess
+from .runner import ChildRun, SuiteRun, run_batch, run_in_subprocess
 
 BROKEN_PACKAGE = "pytest_agenttools.broken"
 ALTERNATIVES_PACKAGE = "pytest_agenttools.alternatives"
@@ -104,17 +106,24 @@ def alternative_implementations() -> list[str]:
     return list(STYLES)
 
 
-def run_one(name: str, extra_args: Sequence[str] = (), timeout: float = 900) -> Kill:
-    """Run the relevant part of the suite against broken implementation ``name``."""
+def broken_run(name: str, *, all_clauses: bool = False, extra_args: Sequence[str] = ()) -> SuiteRun:
+    """The run that must catch broken implementation ``name``: the tests of its ``CAUGHT_BY``
+    clauses in its ``SUITE_MODULES`` (every clause of those modules with ``all_clauses``, to
+    see what else catches it)."""
+    module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
+    return SuiteRun(
+        impl=f"{BROKEN_PACKAGE}.{name}:create",
+        modules=tuple(getattr(module, "SUITE_MODULES", ())),
+        clauses=None if all_clauses else ",".join(sorted(module.CAUGHT_BY)),
+        extra=(*getattr(module, "PYTEST_ARGS", ()), *extra_args),
+    )
+
+
+def kill_row(name: str, child: ChildRun) -> Kill:
+    """What the run of broken implementation ``name`` caught."""
     module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
     doc = (module.__doc__ or "").strip()
     kill = Kill(name, doc.splitlines()[0] if doc else "", frozenset(module.CAUGHT_BY))
-    run = SuiteRun(
-        impl=f"{BROKEN_PACKAGE}.{name}:create",
-        modules=tuple(getattr(module, "SUITE_MODULES", ())),
-        extra=(*getattr(module, "PYTEST_ARGS", ()), *extra_args),
-    )
-    child = run_in_subprocess(run, timeout)
     kill.exit_code, kill.problem = child.exit_code, child.problem
     kill.counts = dict(child.report.get("summary", {}))
     kill.caught = frozenset(
@@ -123,26 +132,33 @@ def run_one(name: str, extra_args: Sequence[str] = (), timeout: float = 900) -> 
     return kill
 
 
-def run_alternative(
-    name: str,
-    *,
-    stdio: bool = False,
-    tools: str | None = None,
-    extra_args: Sequence[str] = (),
-    timeout: float = 900,
-) -> Pass:
-    """Run the suite against alternative ``name`` (in process, or served over stdio)."""
-    from .alternatives import STYLES
+def run_one(
+    name: str, extra_args: Sequence[str] = (), timeout: float = 900, all_clauses: bool = False
+) -> Kill:
+    """Run the relevant part of the suite against broken implementation ``name``."""
+    run = broken_run(name, all_clauses=all_clauses, extra_args=extra_args)
+    return kill_row(name, run_in_subprocess(run, timeout))
 
+
+def alternative_run(
+    name: str, *, stdio: bool = False, tools: str | None = None, extra_args: Sequence[str] = ()
+) -> SuiteRun:
+    """The whole suite (or ``tools``' part) against alternative ``name``, in process or served
+    over stdio by ``agenttools serve --impl``."""
     spec = f"{ALTERNATIVES_PACKAGE}:{name}"
-    run = SuiteRun(
+    return SuiteRun(
         impl=None if stdio else spec,
         cmd=f"agenttools serve --impl {spec}" if stdio else None,
         tools=tools,
         extra=tuple(extra_args),
     )
+
+
+def pass_row(name: str, child: ChildRun, *, stdio: bool = False) -> Pass:
+    """What the run of alternative ``name`` failed (it must fail nothing)."""
+    from .alternatives import STYLES
+
     row = Pass(name, STYLES[name].modelled_on, "stdio" if stdio else "in-process")
-    child = run_in_subprocess(run, timeout)
     row.exit_code, row.problem = child.exit_code, child.problem
     report = child.report
     row.counts = dict(report.get("summary", {}))
@@ -156,19 +172,36 @@ def run_alternative(
     return row
 
 
+def run_alternative(
+    name: str,
+    *,
+    stdio: bool = False,
+    tools: str | None = None,
+    extra_args: Sequence[str] = (),
+    timeout: float = 900,
+) -> Pass:
+    """Run the suite against alternative ``name`` (in process, or served over stdio)."""
+    run = alternative_run(name, stdio=stdio, tools=tools, extra_args=extra_args)
+    return pass_row(name, run_in_subprocess(run, timeout), stdio=stdio)
+
+
 def run_selfcheck(
     names: Sequence[str] | None = None,
     jobs: int = 2,
     progress: Callable[[Kill], None] | None = None,
+    *,
+    all_clauses: bool = False,
 ) -> list[Kill]:
+    """Every broken implementation (or ``names``) in one batch: ``jobs`` runs at once."""
     chosen = list(names) if names else broken_implementations()
-    results: list[Kill] = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for kill in pool.map(run_one, chosen):
-            results.append(kill)
-            if progress:
-                progress(kill)
-    return results
+    runs = [broken_run(name, all_clauses=all_clauses) for name in chosen]
+
+    def done(index: int, child: ChildRun) -> None:
+        if progress:
+            progress(kill_row(chosen[index], child))
+
+    children = run_batch(runs, jobs=jobs, progress=done if progress else None)
+    return [kill_row(name, child) for name, child in zip(chosen, children, strict=True)]
 
 
 def run_alternatives(
@@ -178,14 +211,18 @@ def run_alternatives(
     jobs: int = 2,
     progress: Callable[[Pass], None] | None = None,
 ) -> list[Pass]:
+    """Every alternative (or ``names``) against the whole suite, in one batch."""
     chosen = list(names) if names else alternative_implementations()
-    results: list[Pass] = []
-    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        for row in pool.map(lambda n: run_alternative(n, stdio=stdio), chosen):
-            results.append(row)
-            if progress:
-                progress(row)
-    return results
+    runs = [alternative_run(name, stdio=stdio) for name in chosen]
+
+    def done(index: int, child: ChildRun) -> None:
+        if progress:
+            progress(pass_row(chosen[index], child, stdio=stdio))
+
+    children = run_batch(runs, jobs=jobs, progress=done if progress else None)
+    return [
+        pass_row(name, child, stdio=stdio) for name, child in zip(chosen, children, strict=True)
+    ]
 
 
 def render(kills: Sequence[Kill]) -> list[str]:
