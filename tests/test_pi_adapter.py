@@ -846,6 +846,22 @@ def test_grep_no_timeout() -> None:
     assert "setTimeout" not in source and "timeout" not in source.lower()
 
 
+def test_grep_huge_context_never_answers(lone_pi: Pi, tmp_path: Path) -> None:
+    """A context that spans 200,000 lines: once rg has exited, pi spreads each block into
+    ``Array.push``, the call stack overflows inside its async ``close`` handler (an unhandled
+    rejection), and the call never settles; a cancel sent then is not answered either."""
+    (tmp_path / "big.txt").write_text("".join(f"match {i}\n" for i in range(200_000)))
+    arguments = {"pattern": "match", "path": "big.txt", "output_mode": "content"}
+    pending = lone_pi.adapter.submit(
+        ToolCall("grep", {**arguments, "context": 10**12}, str(tmp_path))
+    )
+    time.sleep(2)  # rg stops itself at pi's 100 matches within milliseconds
+    pending.cancel()
+    with pytest.raises(AdapterError, match="no answer") as raised:
+        pending.result(3)
+    assert "Maximum call stack size exceeded" in str(raised.value)
+
+
 def test_grep_no_sensitive_exclusions(pi: Pi, tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("TOKEN=needle-secret\n")
     (tmp_path / ".ssh").mkdir()
