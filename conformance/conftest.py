@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 from pytest_agenttools import Manifest, ToolClient, Workspace
 from pytest_agenttools.session import get_session
@@ -25,6 +25,15 @@ _COMMON: dict[str, Any] = {
 settings.register_profile("ci", max_examples=CI_EXAMPLES, **_COMMON)
 settings.register_profile("dev", max_examples=CI_EXAMPLES * 4, **_COMMON)
 settings.register_profile("fuzz", max_examples=CI_EXAMPLES * 50, **_COMMON)
+#: ci's examples without shrinking: a failure is reported as found, not minimised first. For a run
+#: that needs only the verdict (a known implementation checked against its expectations file),
+#: where minimising the counterexamples of its expected failures is most of the time spent
+settings.register_profile(
+    "verdict",
+    max_examples=CI_EXAMPLES,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    **_COMMON,
+)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -88,7 +88,7 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
     (
         "hypothesis-profile",
         "agenttools_hypothesis_profile",
-        "hypothesis profile for the property suites: ci (default), dev or fuzz",
+        "hypothesis profile of the property suites: ci (default), dev, fuzz, verdict (ci unshrunk)",
         "string",
     ),
 )
@@ -175,9 +175,9 @@ def read_settings(config: pytest.Config) -> Settings:
             f"--agenttools-call-timeout={raw_timeout!r} must be a number of seconds above 0"
         ) from None
     profile = text("agenttools_hypothesis_profile") or "ci"
-    if profile not in ("ci", "dev", "fuzz"):
+    if profile not in ("ci", "dev", "fuzz", "verdict"):
         raise pytest.UsageError(
-            f"--agenttools-hypothesis-profile={profile!r}: choose ci, dev or fuzz"
+            f"--agenttools-hypothesis-profile={profile!r}: choose ci, dev, fuzz or verdict"
         )
     return Settings(
         impl=impl,

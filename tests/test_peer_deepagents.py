@@ -347,6 +347,9 @@ def test_suite_against_deepagents_is_exactly_as_expected(tmp_path: Path) -> None
             "--",
             "-n",
             "2",
+            # the outcomes are the check: no time on minimising expected counterexamples
+            "--agenttools-hypothesis-profile",
+            "verdict",
         ],
         cwd=tmp_path,
         env=env,
