@@ -413,7 +413,9 @@ def _implementation_options(parser: argparse.ArgumentParser) -> None:
         help="command that starts an MCP tool server ({tmp}: the workspace directory)",
     )
     parser.add_argument(
-        "--mcp-mapping", metavar="FILE", help="TOML mapping of canonical tools to the MCP server's"
+        "--mcp-mapping",
+        metavar="FILE",
+        help="TOML mapping of the canonical tools to the MCP server's tools (docs/mcp-adapter.md)",
     )
     parser.add_argument(
         "--manifest", metavar="FILE", help="TOML manifest laid over the implementation's own"
