@@ -40,7 +40,15 @@ from pytest_agenttools.adapters.mcp import (
 )
 from pytest_agenttools.adapters.mcp_results import finish, first_changed_line, prepare
 from pytest_agenttools.adapters.mcp_transforms import Context, Spread, parse_transform
-from pytest_agenttools.assertions import bash_obs, edit_obs, glob_obs, grep_obs, read_obs, write_obs
+from pytest_agenttools.assertions import (
+    bash_obs,
+    edit_obs,
+    expect_in_order,
+    glob_obs,
+    grep_obs,
+    read_obs,
+    write_obs,
+)
 from pytest_agenttools.contract import ContractViolation, ToolCall, ToolResult
 from pytest_agenttools.observations import parse_observation
 
@@ -792,6 +800,20 @@ def test_mcp_shell_deviations(tmp_path: Path) -> None:
                 psutil.Process(pid).kill()
         adapter.close()
         shutil.rmtree(ws, ignore_errors=True)
+
+
+def test_output_shown_json_escaped_is_shown() -> None:
+    """A JSON answer shows printed lines escaped; the presentation checks accept that layout."""
+    output = 'alpha 1\nbeta "2"\n\u00e9\n'
+    for text in (
+        output,
+        json.dumps({"stdout": output}),
+        json.dumps({"stdout": output}, ensure_ascii=False),
+    ):
+        expect_in_order(ToolResult(({"type": "text", "text": text},)), [output.rstrip()], "it")
+    for wrong in ("alpha 1 beta 2", json.dumps({"stdout": "beta 2\nalpha 1"})):
+        with pytest.raises(AssertionError, match="as it is or JSON-escaped"):
+            expect_in_order(ToolResult(({"type": "text", "text": wrong},)), ["alpha 1\nbeta"], "it")
 
 
 # ---- mapping features: placeholders, defaults, transforms, env (no SDK needed)
