@@ -802,6 +802,39 @@ def test_mcp_shell_deviations(tmp_path: Path) -> None:
         shutil.rmtree(ws, ignore_errors=True)
 
 
+def test_mcp_shell_commands_outlive_a_killed_server() -> None:
+    """BASH-SHUT-05 of docs/examples/mcp-shell/expectations.toml, shown by killing the server."""
+    import psutil
+
+    need_example(SHELL_ENTRY, SHELL_PTY, install=SHELL_INSTALL)
+    ws = Path(tempfile.mkdtemp(dir=temp_root())).resolve()
+    before = {p.pid for p in psutil.Process().children()}
+    adapter = McpAdapter(shell_command(), SHELL / "mapping.toml", call_timeout=60)
+    adapter.start()
+    survivor = 0
+    try:
+        servers = [p for p in psutil.Process().children() if p.pid not in before]
+        assert len(servers) == 1, servers
+        command = "echo $$ > running; sleep 60"
+        started = adapter.call(call("bash", cwd=str(ws), command=command, run_in_background=True))
+        assert bash_obs(started).background
+        deadline = time.monotonic() + 10
+        while not (ws / "running").is_file() or not (ws / "running").read_text().strip():
+            assert time.monotonic() < deadline, "the command did not start"
+            time.sleep(0.05)
+        survivor = int((ws / "running").read_text())
+        servers[0].kill()
+        servers[0].wait(10)
+        time.sleep(1)
+        assert psutil_alive(survivor), "the command died with the server"
+    finally:
+        if survivor:
+            with contextlib.suppress(psutil.Error):
+                psutil.Process(survivor).kill()
+        adapter.close()
+        shutil.rmtree(ws, ignore_errors=True)
+
+
 def test_output_shown_json_escaped_is_shown() -> None:
     """A JSON answer shows printed lines escaped; the presentation checks accept that layout."""
     output = 'alpha 1\nbeta "2"\n\u00e9\n'
