@@ -780,7 +780,7 @@ def test_mcp_shell_deviations(tmp_path: Path) -> None:
         answer = json.loads(result.text)
         assert len(answer["stdout"]) == 1000 and answer["output_truncated"] is False
         assert "3000" not in answer["stdout"] and obs.full_output_path is None
-        # the output is shown JSON-escaped inside the answer
+        # the output is shown JSON-escaped inside the answer (layout: the text checks accept it)
         result, obs = bash("printf 'alpha 1\\nbeta 2'")
         assert obs.output == "alpha 1\nbeta 2" and "alpha 1\nbeta 2" not in result.text
         assert "alpha 1\\nbeta 2" in result.text
