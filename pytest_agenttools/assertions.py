@@ -10,6 +10,7 @@ what was expected, what was seen, and the call: "expected X, but saw Y [read(pat
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -180,19 +181,34 @@ def relative_paths(paths: Iterable[str], cwd: str, root: str | None = None) -> l
     return [os.path.relpath(resolve(p, cwd), base).replace(os.sep, "/") for p in paths]
 
 
+def shown_forms(piece: str) -> list[str]:
+    """The ways a text can faithfully show ``piece``: as it is, or escaped inside a JSON string.
+
+    A tool that answers with a JSON document (as many MCP servers do) shows a newline as
+    ``\\n`` and a quote as ``\\"``; the piece is still there, whole and in order.
+    """
+    forms = [piece, json.dumps(piece, ensure_ascii=False)[1:-1], json.dumps(piece)[1:-1]]
+    return list(dict.fromkeys(forms))
+
+
 def expect_in_order(result: ToolResult, pieces: Sequence[str], what: str) -> None:
-    """Every piece appears in the text, in this order (the layout around them is free)."""
+    """Every piece appears in the text, in this order (the layout around them is free).
+
+    A piece may be shown JSON-escaped (``shown_forms``): that is layout, not content.
+    """
     text = result.text
     position = 0
     for index, piece in enumerate(pieces):
         if not piece:
             continue
-        found = text.find(piece, position)
+        hits = [(text.find(form, position), form) for form in shown_forms(piece)]
+        found, form = min(((at, f) for at, f in hits if at >= 0), default=(-1, piece))
         assert found >= 0, (
             f"the text should show {what}; piece {index + 1} of {len(pieces)} ({piece!r:.120}) "
-            f"is missing after position {position}; saw {shown(result)}{_call(result)}"
+            f"is missing after position {position}, as it is or JSON-escaped; saw "
+            f"{shown(result)}{_call(result)}"
         )
-        position = found + len(piece)
+        position = found + len(form)
 
 
 _COUNT = r"(\d{1,3}(?:[,_]\d{3})+|\d+)(?![\d.,]\d)"

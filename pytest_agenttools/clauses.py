@@ -381,7 +381,10 @@ def _render_table(table: Table) -> list[str]:
     out += ["| " + " | ".join(table.columns) + " |", "|" + "---|" * len(table.columns)]
     for row in table.rows:
         first, *rest = row
-        out.append("| " + " | ".join([_cell(first), *rest]) + " |")
+        # a value (one token) is shown as code, a description (words) as prose; a pipe in either
+        # is escaped so the row keeps its columns
+        cells = [_cell(v) if " " not in v else v.replace("|", "\\|") for v in rest]
+        out.append("| " + " | ".join([_cell(first), *cells]) + " |")
     out.append("")
     return out
 

@@ -34,6 +34,7 @@ def run_conformance(
     report_json: str | None = None,
     tools: str | None = None,
     features: str | None = None,
+    clauses: str | None = None,
     pytest_args: Sequence[str] = (),
     pytest_summary: bool = True,
 ) -> tuple[int, dict[str, Any]]:
@@ -56,6 +57,7 @@ def run_conformance(
             report=report_json,
             tools=tools,
             features=features,
+            clauses=clauses,
             extra=tuple(pytest_args),
             pytest_summary=pytest_summary,
         )
@@ -84,6 +86,12 @@ def _check_selection(ns: argparse.Namespace) -> str | None:
             f"--features: unknown feature or tag(s) {', '.join(unknown)}; choose from "
             f"{', '.join(sorted(tags))}"
         )
+    if ns.clauses:
+        from .selection import unknown_clauses
+
+        problem = unknown_clauses(spec, split_list(ns.clauses))
+        if problem:
+            return f"--clauses: {problem}"
     return None
 
 
@@ -102,6 +110,7 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
         report_json=ns.report_json,
         tools=ns.tools,
         features=ns.features,
+        clauses=ns.clauses,
         pytest_args=extra,
         pytest_summary=False,
     )
@@ -404,7 +413,9 @@ def _implementation_options(parser: argparse.ArgumentParser) -> None:
         help="command that starts an MCP tool server ({tmp}: the workspace directory)",
     )
     parser.add_argument(
-        "--mcp-mapping", metavar="FILE", help="TOML mapping of canonical tools to the MCP server's"
+        "--mcp-mapping",
+        metavar="FILE",
+        help="TOML mapping of the canonical tools to the MCP server's tools (docs/mcp-adapter.md)",
     )
     parser.add_argument(
         "--manifest", metavar="FILE", help="TOML manifest laid over the implementation's own"
@@ -439,6 +450,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
     run.add_argument("--tools", help="only these tools' clauses (comma-separated: edit,bash)")
     run.add_argument("--features", help="only clauses with these features or tags (bom,crlf)")
+    run.add_argument(
+        "--clauses", help="only the tests of these clauses (comma-separated: EDIT-RA-02,READ-LN-01)"
+    )
     run.add_argument(
         "-v", "--verbose", action="store_true", help="list every clause, with failing assertions"
     )

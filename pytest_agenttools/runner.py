@@ -185,26 +185,27 @@ def run_batch(
     if not runs:
         return []
     if not hasattr(os, "fork"):
-        outcomes = []
+        each: list[ChildRun] = []
         for index, run in enumerate(runs):
-            outcomes.append(run_in_subprocess(run, timeout))
+            each.append(run_in_subprocess(run, timeout))
             if progress:
-                progress(index, outcomes[-1])
-        return outcomes
+                progress(index, each[-1])
+        return each
     with tempfile.TemporaryDirectory(prefix="agenttools-batch-") as scratch:
+        specs: list[dict[str, Any]] = [
+            {
+                "args": _with_report(run, os.path.join(scratch, f"{i}.json")).args(),
+                "report": os.path.join(scratch, f"{i}.json"),
+                "output": os.path.join(scratch, f"{i}.out"),
+                "impl": run.impl,
+            }
+            for i, run in enumerate(runs)
+        ]
         plan = {
             "jobs": max(1, jobs),
             "timeout": timeout,
             "warm": _warm_args(runs),
-            "runs": [
-                {
-                    "args": _with_report(run, os.path.join(scratch, f"{i}.json")).args(),
-                    "report": os.path.join(scratch, f"{i}.json"),
-                    "output": os.path.join(scratch, f"{i}.out"),
-                    "impl": run.impl,
-                }
-                for i, run in enumerate(runs)
-            ],
+            "runs": specs,
         }
         plan_file = os.path.join(scratch, "plan.json")
         with open(plan_file, "w", encoding="utf-8") as stream:
@@ -231,7 +232,7 @@ def run_batch(
             for line in proc.stdout:
                 done = json.loads(line)
                 index = int(done["index"])
-                spec = plan["runs"][index]
+                spec = specs[index]
                 outcome = _outcome(done, spec["report"], spec["output"])
                 outcomes[index] = outcome
                 if progress:

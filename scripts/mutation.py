@@ -121,6 +121,7 @@ GROUPS: tuple[Group, ...] = (
 OUT_OF_PROCESS = {
     "supervisor": "runs as a script in its own interpreter (python -I -S supervisor.py)",
     "server": "the stdio server runs as a child process (agenttools serve)",
+    "mcp_server": "the MCP server runs as a child process (agenttools serve --mcp)",
     "__init__": "the factory only",
 }
 BY_NAME = {group.name: group for group in GROUPS}

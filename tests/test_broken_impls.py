@@ -1,34 +1,52 @@
 """The suite checks itself: each broken implementation fails the clause that names its defect.
 
-This is ``agenttools selfcheck`` one broken implementation per test, so xdist spreads them.
+This is ``agenttools selfcheck --broken-only``, one tool's broken implementations per test (so
+xdist spreads the tools); each tool's runs share one warm child process (``run_batch``), and a
+run executes only the tests of the clauses that must catch it.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from pytest_agenttools.selfcheck import broken_implementations, render, run_one
+from pytest_agenttools.selfcheck import Kill, broken_implementations, render, run_selfcheck
 
 BROKEN = broken_implementations()
+TOOLS = sorted({name.split("_")[0] for name in BROKEN})
 
 
 def test_there_are_broken_implementations_for_every_tool() -> None:
-    prefixes = {name.split("_")[0] for name in BROKEN}
-    assert {"read", "write", "edit", "grep", "glob", "bash"} <= prefixes, prefixes
+    assert {"read", "write", "edit", "grep", "glob", "bash"} <= set(TOOLS), TOOLS
     assert len(BROKEN) >= 20
 
 
-@pytest.mark.parametrize("name", BROKEN)
-def test_broken_implementation_is_caught(name: str) -> None:
-    kill = run_one(name)
-    assert not kill.problem, kill.problem
-    assert kill.caught, f"{name} passed every clause: the suite does not catch its defect"
-    assert kill.expected <= kill.caught, (
-        f"{name} should fail {sorted(kill.expected)}, but the failing clauses are "
-        f"{sorted(kill.caught)}"
+def _verdict(kill: Kill) -> str | None:
+    """What is wrong with one broken implementation's run, or None when it was caught."""
+    if kill.problem:
+        return f"{kill.name}: the run did not complete: {kill.problem}"
+    if not kill.caught:
+        return f"{kill.name} passed every clause: the suite does not catch its defect"
+    if not kill.expected <= kill.caught:
+        return (
+            f"{kill.name} should fail {sorted(kill.expected)}, but the failing clauses are "
+            f"{sorted(kill.caught)}"
+        )
+    if kill.exit_code != 1:
+        return f"{kill.name}: pytest exited {kill.exit_code}, not 1 (tests failed)"
+    if "caught" not in render([kill])[1]:
+        return f"{kill.name}: the matrix does not say caught: {render([kill])[1]}"
+    return None
+
+
+@pytest.mark.parametrize("tool", TOOLS)
+def test_broken_implementations_are_caught(tool: str) -> None:
+    names = [name for name in BROKEN if name.split("_")[0] == tool]
+    kills = run_selfcheck(names, jobs=1)
+    assert [kill.name for kill in kills] == names
+    wrong = [verdict for verdict in map(_verdict, kills) if verdict]
+    assert not wrong, f"{len(wrong)} of {len(names)} {tool} broken implementations:\n" + "\n".join(
+        wrong
     )
-    assert kill.exit_code == 1
-    assert "caught" in render([kill])[1]
 
 
 NAIVE = [name for name in BROKEN if name.endswith("_naive")]

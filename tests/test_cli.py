@@ -76,6 +76,23 @@ def test_unknown_feature_is_an_error(tmp_path: Path) -> None:
     assert proc.returncode == 2 and "bomm" in proc.stderr and "bom" in proc.stderr
 
 
+def test_unknown_clause_is_an_error_that_suggests_the_closest(tmp_path: Path) -> None:
+    proc = agenttools("run", "--clauses", "READ-LN-01,READ-LN-1", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert "READ-LN-1" in proc.stderr and "did you mean READ-LN-01" in proc.stderr
+
+
+def test_clause_selection_runs_exactly_those_clauses_tests(tmp_path: Path) -> None:
+    proc = agenttools(
+        "run", "--clauses", "READ-EOL-01,WRITE-BOM-01", "--report-json", "r.json", cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr
+    report = json.loads((tmp_path / "r.json").read_text(encoding="utf-8"))
+    ran = {test["clause"] for test in report["tests"] if test["outcome"] != "skipped"}
+    assert ran == {"READ-EOL-01", "WRITE-BOM-01"}, ran
+    assert report["summary"]["passed"] >= 2
+
+
 def test_help_says_run_defaults_to_the_reference(tmp_path: Path) -> None:
     top = agenttools("--help", cwd=tmp_path).stdout
     assert re.search(

@@ -40,7 +40,15 @@ from pytest_agenttools.adapters.mcp import (
 )
 from pytest_agenttools.adapters.mcp_results import finish, first_changed_line, prepare
 from pytest_agenttools.adapters.mcp_transforms import Context, Spread, parse_transform
-from pytest_agenttools.assertions import bash_obs, edit_obs, glob_obs, grep_obs, read_obs, write_obs
+from pytest_agenttools.assertions import (
+    bash_obs,
+    edit_obs,
+    expect_in_order,
+    glob_obs,
+    grep_obs,
+    read_obs,
+    write_obs,
+)
 from pytest_agenttools.contract import ContractViolation, ToolCall, ToolResult
 from pytest_agenttools.observations import parse_observation
 
@@ -772,7 +780,7 @@ def test_mcp_shell_deviations(tmp_path: Path) -> None:
         answer = json.loads(result.text)
         assert len(answer["stdout"]) == 1000 and answer["output_truncated"] is False
         assert "3000" not in answer["stdout"] and obs.full_output_path is None
-        # the output is shown JSON-escaped inside the answer
+        # the output is shown JSON-escaped inside the answer (layout: the text checks accept it)
         result, obs = bash("printf 'alpha 1\\nbeta 2'")
         assert obs.output == "alpha 1\nbeta 2" and "alpha 1\nbeta 2" not in result.text
         assert "alpha 1\\nbeta 2" in result.text
@@ -792,6 +800,53 @@ def test_mcp_shell_deviations(tmp_path: Path) -> None:
                 psutil.Process(pid).kill()
         adapter.close()
         shutil.rmtree(ws, ignore_errors=True)
+
+
+def test_mcp_shell_commands_outlive_a_killed_server() -> None:
+    """BASH-SHUT-05 of docs/examples/mcp-shell/expectations.toml, shown by killing the server."""
+    import psutil
+
+    need_example(SHELL_ENTRY, SHELL_PTY, install=SHELL_INSTALL)
+    ws = Path(tempfile.mkdtemp(dir=temp_root())).resolve()
+    before = {p.pid for p in psutil.Process().children()}
+    adapter = McpAdapter(shell_command(), SHELL / "mapping.toml", call_timeout=60)
+    adapter.start()
+    survivor = 0
+    try:
+        servers = [p for p in psutil.Process().children() if p.pid not in before]
+        assert len(servers) == 1, servers
+        command = "echo $$ > running; sleep 60"
+        started = adapter.call(call("bash", cwd=str(ws), command=command, run_in_background=True))
+        assert bash_obs(started).background
+        deadline = time.monotonic() + 10
+        while not (ws / "running").is_file() or not (ws / "running").read_text().strip():
+            assert time.monotonic() < deadline, "the command did not start"
+            time.sleep(0.05)
+        survivor = int((ws / "running").read_text())
+        servers[0].kill()
+        servers[0].wait(10)
+        time.sleep(1)
+        assert psutil_alive(survivor), "the command died with the server"
+    finally:
+        if survivor:
+            with contextlib.suppress(psutil.Error):
+                psutil.Process(survivor).kill()
+        adapter.close()
+        shutil.rmtree(ws, ignore_errors=True)
+
+
+def test_output_shown_json_escaped_is_shown() -> None:
+    """A JSON answer shows printed lines escaped; the presentation checks accept that layout."""
+    output = 'alpha 1\nbeta "2"\n\u00e9\n'
+    for text in (
+        output,
+        json.dumps({"stdout": output}),
+        json.dumps({"stdout": output}, ensure_ascii=False),
+    ):
+        expect_in_order(ToolResult(({"type": "text", "text": text},)), [output.rstrip()], "it")
+    for wrong in ("alpha 1 beta 2", json.dumps({"stdout": "beta 2\nalpha 1"})):
+        with pytest.raises(AssertionError, match="as it is or JSON-escaped"):
+            expect_in_order(ToolResult(({"type": "text", "text": wrong},)), ["alpha 1\nbeta"], "it")
 
 
 # ---- mapping features: placeholders, defaults, transforms, env (no SDK needed)

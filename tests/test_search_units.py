@@ -221,7 +221,7 @@ def test_fixture_trees_cover_every_table_entry() -> None:
 
 def test_spec_tables_render_into_docs() -> None:
     markdown = render_markdown(load(), {})
-    assert "**Table `search.sensitive_files`: Secret file names.**" in markdown
+    assert "### Table `search.sensitive_files`: Secret file names" in markdown
     assert "`.pgpass`" in markdown and "`build_env`" in markdown
 
 

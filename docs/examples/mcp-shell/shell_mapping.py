@@ -65,8 +65,10 @@ async def bash(call: ToolCall, session: McpSession) -> ToolResult:
         sent["execution_mode"] = args["run_in_background"]  # the server's enum refuses it
     timeout = args.get("timeout")
     if isinstance(timeout, int | float) and not isinstance(timeout, bool) and timeout > 0:
-        # seconds as an integer: a fraction rounds up, so a command never gets less time
-        sent["timeout_seconds"] = math.ceil(timeout) if math.isfinite(timeout) else timeout
+        # seconds as an integer: a fraction rounds up, so a command never gets less time (an
+        # integer is sent as it is, even one beyond the float range: the server judges it)
+        finite_float = isinstance(timeout, float) and math.isfinite(timeout)
+        sent["timeout_seconds"] = math.ceil(timeout) if finite_float else timeout
     elif "timeout" in args:
         sent["timeout_seconds"] = timeout  # zero, negative, a string: the server refuses it
     for name, value in args.items():
@@ -147,7 +149,8 @@ async def task_output(call: ToolCall, session: McpSession) -> ToolResult:
     wait = args.get("timeout", TASK_WAIT_S)
     if not isinstance(wait, int | float) or isinstance(wait, bool) or wait < 0:
         wait = TASK_WAIT_S
-    deadline = time.monotonic() + float(wait)
+    # a wait beyond the float range (an integer like 10**400) is a wait without end
+    deadline = time.monotonic() + (float(wait) if wait < 2**1023 else math.inf)
     try:
         while True:
             reply = await session.call("process_get_execution", {"execution_id": task_id})
