@@ -115,7 +115,13 @@ def broken_run(name: str, *, all_clauses: bool = False, extra_args: Sequence[str
         impl=f"{BROKEN_PACKAGE}.{name}:create",
         modules=tuple(getattr(module, "SUITE_MODULES", ())),
         clauses=None if all_clauses else ",".join(sorted(module.CAUGHT_BY)),
-        extra=(*getattr(module, "PYTEST_ARGS", ()), *extra_args),
+        # a broken implementation only needs the verdict: hypothesis need not shrink the
+        # counterexamples of the failures it is there to cause
+        extra=(
+            "--agenttools-hypothesis-profile=verdict",
+            *getattr(module, "PYTEST_ARGS", ()),
+            *extra_args,
+        ),
     )
 
 
