@@ -26,37 +26,33 @@ def _d(runtime: str, what: str, pattern: str) -> Detector:
 
 
 #: the exception classes of the runtimes tools are written in, as their default rendering
-#: prints them (``TypeError: ...``): Python's built-ins (not the plain word ``Warning``) and the
-#: stdlib ones that most often reach an error text, JavaScript's, and the everyday ones of Java
-#: and .NET. A tool's own vocabulary is not a leak: Claude Code answers a bad call with
-#: ``<tool_use_error>InputValidationError: ...``, a prefix of that tool, not of its runtime.
+#: prints them (``TypeError: ...``): Python's built-ins (not the plain word ``Warning``), then
+#: by line the stdlib ones that most often reach an error text, JavaScript's (with Node's),
+#: and the everyday ones of Java and .NET. A tool's own vocabulary is not a leak: Claude Code
+#: answers a bad call with ``<tool_use_error>InputValidationError: ...``, a prefix of that
+#: tool, not of its runtime.
+_STDLIB_AND_OTHER_RUNTIMES = """
+JSONDecodeError CalledProcessError TimeoutExpired SubprocessError UnsupportedOperation
+PatternError SameFileError CancelledError InvalidStateError IncompleteReadError
+LimitOverrunError TOMLDecodeError
+EvalError RangeError ReferenceError SyntaxError TypeError URIError AggregateError
+InternalError SystemError AbortError DOMException
+NullPointerException IllegalArgumentException IllegalStateException IndexOutOfBoundsException
+ArrayIndexOutOfBoundsException ClassCastException NumberFormatException
+UnsupportedOperationException IOException FileNotFoundException UncheckedIOException
+NoSuchFileException ArithmeticException RuntimeException StackOverflowError OutOfMemoryError
+ArgumentException ArgumentNullException ArgumentOutOfRangeException InvalidOperationException
+NullReferenceException FormatException UnauthorizedAccessException
+DirectoryNotFoundException PathTooLongException NotSupportedException
+ObjectDisposedException InvalidCastException KeyNotFoundException
+"""
 RUNTIME_EXCEPTIONS = frozenset(
     {
         name
         for name, value in vars(builtins).items()
         if isinstance(value, type) and issubclass(value, BaseException) and name != "Warning"
     }
-    | {
-        # Python stdlib
-        "JSONDecodeError", "CalledProcessError", "TimeoutExpired", "SubprocessError",
-        "UnsupportedOperation", "PatternError", "SameFileError", "CancelledError",
-        "InvalidStateError", "IncompleteReadError", "LimitOverrunError", "TOMLDecodeError",
-        # JavaScript / Node.js
-        "EvalError", "RangeError", "ReferenceError", "SyntaxError", "TypeError", "URIError",
-        "AggregateError", "InternalError", "SystemError", "AbortError", "DOMException",
-        # Java
-        "NullPointerException", "IllegalArgumentException", "IllegalStateException",
-        "IndexOutOfBoundsException", "ArrayIndexOutOfBoundsException", "ClassCastException",
-        "NumberFormatException", "UnsupportedOperationException", "IOException",
-        "FileNotFoundException", "UncheckedIOException", "NoSuchFileException",
-        "ArithmeticException", "RuntimeException", "StackOverflowError", "OutOfMemoryError",
-        # .NET
-        "ArgumentException", "ArgumentNullException", "ArgumentOutOfRangeException",
-        "InvalidOperationException", "NullReferenceException", "FormatException",
-        "UnauthorizedAccessException", "DirectoryNotFoundException", "PathTooLongException",
-        "NotSupportedException", "ObjectDisposedException", "InvalidCastException",
-        "KeyNotFoundException",
-    }  # fmt: skip
+    | set(_STDLIB_AND_OTHER_RUNTIMES.split())
 )
 
 #: an exception class name as runtimes print it: a built-in one (``ValueError:``) or any
