@@ -19,6 +19,7 @@ import psutil
 from pytest_agenttools import ToolClient, ToolResult
 from pytest_agenttools.assertions import expect_ok, read_obs, shown
 from pytest_agenttools.contract import Limit
+from pytest_agenttools.exception_text import find_exception_text
 from pytest_agenttools.observations import ReadObservation
 
 #: seconds: far beyond any sane answer; only a hang gets near it
@@ -29,14 +30,9 @@ CEILING_TEXT = 1 << 20
 #: READ-STREAM-02: how much the implementation's peak resident memory may grow for page one
 MEMORY_GROWTH = 16 << 20
 
-EXCEPTION_TEXT = re.compile(
-    r"Traceback \(most recent call last\)"
-    r"|\b[A-Z]\w*(?:Error|Exception)\b: "
-    r"|^\s+at \S[^\n]*\(?\S+\.(?:js|mjs|cjs|ts):\d+:\d+\)?$"
-    r"|\bpanic: |\bgoroutine \d+ \["
-    r"|surrogates not allowed|embedded null (?:byte|character)",
-    re.M,
-)
+#: a JavaScript stack frame with a relative path, which the shared detectors (absolute paths,
+#: ``node:`` and ``file://`` frames) leave out
+JS_FRAME = re.compile(r"^\s+at \S[^\n]*\(?\S+\.(?:js|mjs|cjs|ts):\d+:\d+\)?$", re.M)
 
 
 def observed(tools: ToolClient, **arguments: Any) -> tuple[ToolResult, ReadObservation]:
@@ -117,10 +113,11 @@ def read_all(tools: ToolClient, path: str, max_calls: int = 10_000) -> list[tupl
 
 def expect_no_exception_text(result: ToolResult) -> None:
     """No stack trace or exception line of any runtime in the text (READ-ARG-05)."""
-    found = EXCEPTION_TEXT.search(result.text)
+    frame = JS_FRAME.search(result.text)
+    found = find_exception_text(result.text) or (repr(frame.group(0)) if frame else None)
     assert found is None, (
-        f"the answer carries exception text ({found.group(0)!r}); a tool must turn every failure "
-        f"into a clear message: {shown(result)}"
+        f"the answer carries exception text ({found}); a tool must turn every failure into a "
+        f"clear message: {shown(result)}"
     )
 
 

@@ -9,6 +9,7 @@ message would use: ``Error: file not found`` passes, ``TypeError: ...`` does not
 
 from __future__ import annotations
 
+import builtins
 import re
 from dataclasses import dataclass
 
@@ -24,9 +25,45 @@ def _d(runtime: str, what: str, pattern: str) -> Detector:
     return Detector(runtime, what, re.compile(pattern, re.MULTILINE))
 
 
-#: an exception class name as runtimes print it: ``ValueError:``, ``json.JSONDecodeError:``,
-#: ``java.io.IOException:``; a bare ``Error:`` is a plain word and passes
-EXCEPTION_NAME = r"(?<![\w.])(?:[a-z_]\w*\.)*[A-Z][A-Za-z0-9]*(?:Error|Exception):(?=\s|$)"
+#: the exception classes of the runtimes tools are written in, as their default rendering
+#: prints them (``TypeError: ...``): Python's built-ins (not the plain word ``Warning``), then
+#: by line the stdlib ones that most often reach an error text, JavaScript's (with Node's),
+#: and the everyday ones of Java and .NET. A tool's own vocabulary is not a leak: Claude Code
+#: answers a bad call with ``<tool_use_error>InputValidationError: ...``, a prefix of that
+#: tool, not of its runtime.
+_STDLIB_AND_OTHER_RUNTIMES = """
+JSONDecodeError CalledProcessError TimeoutExpired SubprocessError UnsupportedOperation
+PatternError SameFileError CancelledError InvalidStateError IncompleteReadError
+LimitOverrunError TOMLDecodeError
+EvalError RangeError ReferenceError SyntaxError TypeError URIError AggregateError
+InternalError SystemError AbortError DOMException
+NullPointerException IllegalArgumentException IllegalStateException IndexOutOfBoundsException
+ArrayIndexOutOfBoundsException ClassCastException NumberFormatException
+UnsupportedOperationException IOException FileNotFoundException UncheckedIOException
+NoSuchFileException ArithmeticException RuntimeException StackOverflowError OutOfMemoryError
+ArgumentException ArgumentNullException ArgumentOutOfRangeException InvalidOperationException
+NullReferenceException FormatException UnauthorizedAccessException
+DirectoryNotFoundException PathTooLongException NotSupportedException
+ObjectDisposedException InvalidCastException KeyNotFoundException
+"""
+RUNTIME_EXCEPTIONS = frozenset(
+    {
+        name
+        for name, value in vars(builtins).items()
+        if isinstance(value, type) and issubclass(value, BaseException) and name != "Warning"
+    }
+    | set(_STDLIB_AND_OTHER_RUNTIMES.split())
+)
+
+#: an exception class name as runtimes print it: a built-in one (``ValueError:``) or any
+#: module-qualified one (``json.decoder.JSONDecodeError:``, ``java.io.IOException:``,
+#: ``System.IO.IOException:``: a module path is the implementation's internals); a bare
+#: ``Error:`` is a plain word and passes, and so does a tool's own ``SomethingError:`` prefix
+EXCEPTION_NAME = (
+    r"(?<![\w.])(?:"
+    + "|".join(sorted(RUNTIME_EXCEPTIONS, key=lambda n: (-len(n), n)))
+    + r"|(?:[A-Za-z_]\w*\.)+[A-Z][A-Za-z0-9]*(?:Error|Exception)):(?=\s|$)"
+)
 
 DETECTORS: tuple[Detector, ...] = (
     _d("python", "a traceback", r"Traceback \(most recent call last\)"),

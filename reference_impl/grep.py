@@ -12,10 +12,11 @@ Every system operation goes through the operations port (``search_ops.GrepOps``)
 
 from __future__ import annotations
 
+import bisect
 import os
 import re
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -64,6 +65,11 @@ BINARY_MATCH = b"binary file matches"
 MAX_CONTEXT = 10**9
 #: Records parsed between two looks at the cancel switch.
 CANCEL_EVERY = 4096
+#: ROBUST-EXTREME-01: the context lines one page shows at most, in lines and in characters. A
+#: page of results is capped, but a wide context around them is not: `context` 10^12 around
+#: 100 matches would show the whole file. Lines nearest a match are kept first.
+MAX_CONTEXT_LINES = 2000
+MAX_CONTEXT_CHARS = 256 * 1024
 
 
 @dataclass
@@ -350,11 +356,9 @@ def _content(
     max_chars = limits["grep.max_line_chars"]
     numbers = {name: sorted(lines) for name, lines in files.items()}
     shown: dict[bytes, set[int]] = {}
-    for index, (name, number) in enumerate(chosen):
-        where.check_cancel(index)
-        shown.setdefault(name, set()).update(
-            ops.window(numbers[name], number, context, where.cancel)
-        )
+    for name, number in chosen:
+        shown.setdefault(name, set()).add(number)
+    context_cut = _add_context(shown, chosen, numbers, files, context, max_chars, ops, where)
     picked = set(chosen)
     lines: list[str] = []
     observed: list[dict[str, Any]] = []
@@ -389,7 +393,56 @@ def _content(
             f"[{shown_name(binary[0])} is a binary file: it matches, but its lines are not shown "
             "as text.]"
         )
+    if context_cut:
+        extra["context_cut"] = True
+        extra["context_note"] = (
+            f"[Context lines were cut at {MAX_CONTEXT_LINES} lines or {MAX_CONTEXT_CHARS} "
+            "characters for this page; the lines nearest each match are shown. Ask for a "
+            "smaller context or fewer results per page to see them all.]"
+        )
     return Found(lines, page, {"lines": observed}, extra)
+
+
+def _add_context(
+    shown: dict[bytes, set[int]],
+    chosen: Sequence[tuple[bytes, int]],
+    numbers: Mapping[bytes, Sequence[int]],
+    files: Mapping[bytes, Mapping[int, tuple[bool, bytes]]],
+    context: int,
+    max_chars: int,
+    ops: GrepOps,
+    where: _Where,
+) -> bool:
+    """Add the context lines of the chosen matches to ``shown`` within MAX_CONTEXT_LINES and
+    MAX_CONTEXT_CHARS for the page, one line further from every match at a time (so each match
+    keeps the same reach); True when some were left out."""
+    if not context:
+        return False
+    windows = []
+    for index, (name, number) in enumerate(chosen):
+        where.check_cancel(index)
+        around = ops.window(numbers[name], number, context, where.cancel)
+        windows.append((name, around, bisect.bisect_left(around, number)))
+    lines_left, chars_left = MAX_CONTEXT_LINES, MAX_CONTEXT_CHARS
+    step = 0
+    while True:
+        step += 1
+        where.check_cancel(step)
+        reached = False
+        for name, around, at in windows:
+            for pos in (at - step, at + step):
+                if not 0 <= pos < len(around):
+                    continue
+                reached = True
+                if around[pos] in shown[name]:
+                    continue
+                cost = min(len(files[name][around[pos]][1]), max_chars) + 1
+                if lines_left < 1 or cost > chars_left:
+                    return True
+                shown[name].add(around[pos])
+                lines_left, chars_left = lines_left - 1, chars_left - cost
+        if not reached:
+            return False
 
 
 def _observation(mode: str, page: Page, **entries: Any) -> dict[str, Any]:
@@ -410,8 +463,9 @@ def _result(
 ) -> dict[str, Any]:
     lines, page, extra = found_page.lines, found_page.page, dict(found_page.extra)
     note = extra.pop("note", None)
+    context_note = extra.pop("context_note", None)
     details: dict[str, Any] = {"mode": mode, "root": root, **page.details(), **extra}
-    notes: list[str] = [note] if note else []
+    notes: list[str] = [n for n in (note, context_note) if n]
     if found.capped:  # GREP-OUT-01: the results are incomplete, and the text says so
         details["output_capped"] = True
         notes.append(

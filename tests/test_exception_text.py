@@ -25,6 +25,11 @@ RUNTIME_TEXTS = [
     "thread 'main' panicked at src/main.rs:4:5",
     'Exception in thread "main" java.lang.NullPointerException',
     "java.io.IOException: Stream closed",
+    "Internal error in read: KeyError: 'path'",
+    "ValueError: embedded null character in path",
+    "NullPointerException: path",
+    "System.IO.IOException: The process cannot access the file",
+    "pydantic_core._pydantic_core.ValidationError: 1 validation error",
 ]
 PLAIN_TEXTS = [
     "Error: file not found: a.txt. Check the path with glob.",
@@ -36,6 +41,10 @@ PLAIN_TEXTS = [
     "edit: old_string was not found in a.py (the file has 12 lines).",
     "write: path contains a NUL character (at position 3); remove it.",
     "Syntax Error: unexpected token",
+    "Warning: output truncated at 30000 characters.",
+    # a tool's own documented prefix, not its runtime's: Claude Code's validation errors
+    "<tool_use_error>InputValidationError: command is required</tool_use_error>",
+    "ToolError: path must be a string",
 ]
 
 

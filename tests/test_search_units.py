@@ -306,6 +306,30 @@ def test_context_window_is_bisected() -> None:
     assert list(window(numbers, 2, 10**12)) == numbers
 
 
+def test_wide_context_is_bounded_per_page_and_shared_by_the_matches(tmp_path: Path) -> None:
+    """A context of 10^12 around a full page of matches shows at most MAX_CONTEXT_LINES context
+    lines, each match reaching equally far, and says that lines were left out."""
+    lines = [("match" if i % 1000 == 0 else "other") + f" {i}" for i in range(20_000)]
+    (tmp_path / "f.txt").write_text("".join(f"{line}\n" for line in lines))
+    tools = create()
+    arguments = {"pattern": "match", "output_mode": "content", "context": 10**12}
+    result = tools.call("grep", arguments, str(tmp_path))
+    shown = result["details"]["observation"]["lines"]
+    context = [x["line"] for x in shown if not x["match"]]
+    matches = [x["line"] for x in shown if x["match"]]
+    assert matches == [i * 1000 + 1 for i in range(20)]
+    assert len(context) == grep.MAX_CONTEXT_LINES
+    after = {m: sum(1 for n in context if 0 < n - m < 500) for m in matches}
+    before = {m: sum(1 for n in context if 0 < m - n < 500) for m in matches[1:]}
+    reach = [*after.values(), *before.values()]
+    assert min(reach) > 40 and max(reach) - min(reach) <= 1, (after, before)
+    assert result["details"]["context_cut"] is True
+    assert "Context lines were cut" in result["content"][0]["text"]
+    small = tools.call("grep", {**arguments, "context": 2}, str(tmp_path))
+    assert "context_cut" not in small["details"]
+    assert len(small["details"]["observation"]["lines"]) == 20 * 5 - 2
+
+
 def test_engine_env_drops_ripgrep_config(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RIPGREP_CONFIG_PATH", "/tmp/rc")
     env = search_ops.SearchOps().engine_env({"RIPGREP_CONFIG_PATH": "/x"})

@@ -60,7 +60,9 @@ class _Call:
 
     @property
     def started_task(self) -> bool:
-        return bool(self.obs.get("background") and self.obs.get("running") and not self.task_output)
+        """A call that put its command in the background: it gets the task id whether or not
+        the task is still running when the answer is written (a short one may be done)."""
+        return bool(self.obs.get("background") and not self.task_output and not self.is_error)
 
     @property
     def output(self) -> str:

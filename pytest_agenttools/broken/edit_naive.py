@@ -1,7 +1,7 @@
-"""A naive edit written from the docs in five minutes: declares no edit feature, loads the whole
-file as UTF-8 text with universal newlines (a BOM stripped, CRLF flattened, bad bytes replaced),
-no binary check, replaces the first occurrence with a JavaScript-style `replace` (`$&` expands),
-writes the text back in place."""
+"""A naive edit written from the docs in five minutes: declares nothing (no limits, no
+features, no settings), loads the whole file as UTF-8 text with universal newlines (a BOM
+stripped, CRLF flattened, bad bytes replaced), no binary check, replaces the first occurrence
+with a JavaScript-style `replace` (`$&` expands), writes the text back in place."""
 
 import re
 from typing import Any
@@ -13,14 +13,19 @@ from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_edit", "test_edit_text", "test_edit_properties"]
 CAUGHT_BY = {
-    "EDIT-BOM-01",
+    "EDIT-ARG-02",
     "EDIT-BIN-01",
+    "EDIT-BOM-01",
     "EDIT-EMPTY-02",
     "EDIT-EOL-01",
     "EDIT-EOL-02",
     "EDIT-LIT-01",
     "EDIT-NOCHANGE-02",
+    "EDIT-OBS-01",
+    "EDIT-PRES-02",
+    "EDIT-PRES-03",
     "EDIT-PROP-01",
+    "EDIT-QUEUE-01",
     "EDIT-UNIQ-02",
 }
 
@@ -58,12 +63,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 class Naive(ReferenceTools):
     def manifest(self) -> dict[str, Any]:
+        """No limits, no features, no settings, no golden profile: nothing to hide behind."""
         manifest = super().manifest()
-        manifest["features"] = [f for f in manifest["features"] if not f.startswith("edit.")]
-        manifest["limits"] = {
-            k: v for k, v in manifest["limits"].items() if not k.startswith("edit.")
-        }
-        manifest["settings"] = [s for s in manifest["settings"] if not s.startswith("edit.")]
+        manifest.update(features=[], limits={}, settings=[])
+        manifest["output"] = {"line_numbers": manifest["output"]["line_numbers"]}
         return manifest
 
 

@@ -1,9 +1,16 @@
-"""grep and glob hand patterns to the system unchecked and on the command line: a NUL, an
-unpaired surrogate or a 128 KiB pattern comes back as an exception's text."""
+"""grep and glob hand patterns to the system unchecked and on the command line, and show what
+the system says: a 128 KiB pattern or glob comes back as "Argument list too long".
 
-from collections.abc import Iterator
+The shared argument layer still refuses a NUL or an unpaired surrogate; what this one lacks is
+the search's own care: no length check, no pattern file for a long pattern, and the system's
+refusal to start rg (E2BIG) passed through as the operating system's error string.
+"""
+
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
+from pytest_agenttools.reference_impl import ripgrep
 from pytest_agenttools.reference_impl.search_ops import GlobOps, GrepOps, SearchOps
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
@@ -14,6 +21,18 @@ CAUGHT_BY = {"GREP-INPUT-01", "GLOB-INPUT-01"}
 class Unchecked(SearchOps):
     def check_text(self, value: str, tool: str, name: str, *, max_chars: int, what: str) -> str:
         return value
+
+    def run(
+        self,
+        argv: Sequence[str],
+        cwd: str,
+        *,
+        timeout: float,
+        max_bytes: int,
+        cancel: threading.Event | None,
+        env: Mapping[str, str] | None,
+    ) -> ripgrep.RgRun:
+        return ripgrep.run(argv, cwd, timeout=timeout, max_bytes=max_bytes, cancel=cancel, env=env)
 
 
 class Grep(Unchecked, GrepOps):

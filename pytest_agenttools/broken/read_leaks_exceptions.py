@@ -1,9 +1,15 @@
-"""read stats the path without handling odd names: a lone surrogate or an over-long name ends
-in the runtime's exception text instead of a clear error."""
+"""read stats the path without handling odd names and reports the failure as Python renders
+it: an over-long name or component ends in ``[Errno 36] File name too long: '...'`` instead of
+a clear error.
+
+A NUL or a lone surrogate never gets this far (the shared argument layer refuses them); what
+fails is read's own handling of what the operating system refuses.
+"""
 
 import os
 
 from pytest_agenttools.reference_impl.read import ReadOps
+from pytest_agenttools.reference_impl.results import ToolError
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_read"]
@@ -16,6 +22,8 @@ class StatOnly(ReadOps):
             os.lstat(path)
         except FileNotFoundError:
             return False
+        except OSError as exc:
+            raise ToolError("os_error", f"Cannot read {path}: {exc}") from None
         return True
 
 

@@ -1,5 +1,5 @@
-"""A read written from the docs in five minutes: it declares no read limits and no read
-features, loads the whole file, decodes it as UTF-8 and shows everything, binary, BOM and
+"""A read written from the docs in five minutes: it declares nothing (no limits, no features,
+no settings), loads the whole file, decodes it as UTF-8 and shows everything, binary, BOM and
 UTF-16 bytes included.
 
 It keeps the reference's argument checks and its refusal of devices, FIFOs and directories (a
@@ -23,10 +23,13 @@ SUITE_MODULES = ["test_read", "test_read_paging"]
 CAUGHT_BY = {
     "READ-BIN-02",
     "READ-BOM-01",
-    "READ-ENC-01",
     "READ-CAP-01",
     "READ-CAP-02",
     "READ-CAP-03",
+    "READ-EMPTY-02",
+    "READ-ENC-01",
+    "READ-PAGE-01",
+    "READ-PRES-02",
     "READ-STREAM-01",
     "READ-STREAM-02",
 }
@@ -75,12 +78,10 @@ class Naive(ReferenceTools):
         super().__init__(runs={"read": naive_read})
 
     def manifest(self) -> dict[str, Any]:
+        """No limits, no features, no settings, no golden profile: nothing to hide behind."""
         manifest = super().manifest()
-        manifest["features"] = [f for f in manifest["features"] if not f.startswith("read.")]
-        manifest["limits"] = {
-            k: v for k, v in manifest["limits"].items() if not k.startswith("read.")
-        }
-        manifest["settings"] = [s for s in manifest["settings"] if not s.startswith("read.")]
+        manifest.update(features=[], limits={}, settings=[])
+        manifest["output"] = {"line_numbers": manifest["output"]["line_numbers"]}
         return manifest
 
 

@@ -18,11 +18,14 @@ from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_write", "test_write_properties"]
 CAUGHT_BY = {
-    "WRITE-BOM-01",
-    "WRITE-ENC-01",
     "WRITE-ATOMIC-01",
+    "WRITE-BOM-01",
     "WRITE-BYTES-01",
+    "WRITE-CANCEL-01",
+    "WRITE-ENC-01",
+    "WRITE-EOL-02",
     "WRITE-PRES-01",
+    "WRITE-QUEUE-02",
     "WRITE-ROUND-01",
 }
 
@@ -50,13 +53,10 @@ class Naive(ReferenceTools):
         super().__init__(runs={"write": naive_write})
 
     def manifest(self) -> dict[str, Any]:
+        """No limits, no features, no settings, no golden profile: nothing to hide behind."""
         manifest = super().manifest()
-        manifest["output"] = {"line_numbers": manifest["output"]["line_numbers"]}  # no profile
-        manifest["features"] = [f for f in manifest["features"] if not f.startswith("write.")]
-        manifest["limits"] = {
-            k: v for k, v in manifest["limits"].items() if not k.startswith("write.")
-        }
-        manifest["settings"] = [s for s in manifest["settings"] if not s.startswith("write.")]
+        manifest.update(features=[], limits={}, settings=[])
+        manifest["output"] = {"line_numbers": manifest["output"]["line_numbers"]}
         return manifest
 
 
