@@ -27,7 +27,7 @@ from typing import Any
 import psutil
 from hypothesis import strategies as st
 
-from pytest_agenttools import ToolCall, ToolClient, ToolResult
+from pytest_agenttools import Manifest, ToolCall, ToolClient, ToolResult
 from pytest_agenttools.assertions import bash_obs
 from pytest_agenttools.observations import BashObservation
 
@@ -277,7 +277,7 @@ class StdioHost:
     so it speaks the few JSON-RPC lines it needs on its own.
     """
 
-    def __init__(self, argv: list[str], manifest: Any, timeout: float) -> None:
+    def __init__(self, argv: list[str], manifest: Manifest, timeout: float) -> None:
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,

@@ -23,7 +23,7 @@ from typing import Any, Final, Literal
 
 from hypothesis import strategies as st
 
-from pytest_agenttools import AdapterError, ProtocolError, ToolCall, ToolResult
+from pytest_agenttools import AdapterError, ProtocolError, ToolCall, ToolClient, ToolResult
 from pytest_agenttools.exception_text import find_exception_text
 
 #: every hostile call must be answered within this many seconds
@@ -310,7 +310,7 @@ class Budget:
     cannot shorten it. A pathological pattern may legitimately run until the tool's own
     limit stops it; it must not run past it."""
 
-    def __init__(self, tools: Any, base: float = ANSWER_DEADLINE) -> None:
+    def __init__(self, tools: ToolClient, base: float = ANSWER_DEADLINE) -> None:
         self.base = base
         applied = tools.configure(**SHORT_TIMEOUTS)
         self.own: dict[str, float] = {}

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from pytest_agenttools import ToolClient
 from pytest_agenttools.markers import clause
 
 TABLE = tomllib.loads(
@@ -18,7 +19,7 @@ TABLE = tomllib.loads(
 RANK = {"reusable": 0, "exact-only": 1, "require-human": 2}
 
 
-def analysed(tools: Any, command: str) -> dict[str, Any]:
+def analysed(tools: ToolClient, command: str) -> dict[str, Any]:
     answer = tools.analyze(command)
     assert answer.get("class") in RANK, f"bash/analyze({command!r}) gave {answer!r}"
     assert isinstance(answer.get("reasons"), list)
@@ -28,7 +29,7 @@ def analysed(tools: Any, command: str) -> dict[str, Any]:
 
 @clause("BASH-AN-01")
 @pytest.mark.parametrize("row", TABLE["class"], ids=[r["command"] for r in TABLE["class"]])
-def test_class_table(tools: Any, row: dict[str, str]) -> None:
+def test_class_table(tools: ToolClient, row: dict[str, str]) -> None:
     answer = analysed(tools, row["command"])
     assert answer["class"] == row["class"], (
         f"{row['command']!r}: expected {row['class']} ({row['why']}), got {answer}"
@@ -38,7 +39,7 @@ def test_class_table(tools: Any, row: dict[str, str]) -> None:
 
 
 @clause("BASH-AN-02")
-def test_top_level_split(tools: Any) -> None:
+def test_top_level_split(tools: ToolClient) -> None:
     answer = analysed(tools, "git status && npm test || make; ls | wc -l & echo $HOME")
     parts = answer.get("parts")
     assert isinstance(parts, list) and len(parts) == 6, f"expected 6 parts: {parts}"
@@ -59,13 +60,13 @@ def test_top_level_split(tools: Any) -> None:
         "while true; do :; done",
     ],
 )
-def test_fail_closed(tools: Any, command: str) -> None:
+def test_fail_closed(tools: ToolClient, command: str) -> None:
     assert analysed(tools, command)["class"] == "require-human"
 
 
 @clause("BASH-AN-03")
 @pytest.mark.parametrize("row", TABLE["keepalive"], ids=[r["command"] for r in TABLE["keepalive"]])
-def test_keepalive_table(tools: Any, row: dict[str, Any]) -> None:
+def test_keepalive_table(tools: ToolClient, row: dict[str, Any]) -> None:
     answer = analysed(tools, row["command"])
     assert answer["keepalive"] is row["keepalive"], f"{row['command']!r}: {answer}"
 
@@ -79,7 +80,7 @@ commands = st.tuples(
 
 @clause("BASH-AN-04")
 @given(command=commands, data=st.data())
-def test_quoting_a_literal_keeps_class(tools: Any, command: Any, data: Any) -> None:
+def test_quoting_a_literal_keeps_class(tools: ToolClient, command: Any, data: Any) -> None:
     name, args = command
     plain = " ".join([name, *args])
     index = data.draw(st.integers(0, len(args) - 1))
@@ -91,7 +92,7 @@ def test_quoting_a_literal_keeps_class(tools: Any, command: Any, data: Any) -> N
 
 @clause("BASH-AN-04")
 @given(command=commands, data=st.data())
-def test_inserted_substitution_requires_human(tools: Any, command: Any, data: Any) -> None:
+def test_inserted_substitution_requires_human(tools: ToolClient, command: Any, data: Any) -> None:
     name, args = command
     index = data.draw(st.integers(0, len(args)))
     form = data.draw(st.sampled_from(["$(id)", "`id`", '"$(whoami)"', "<(ls)"]))

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.markers import clause, profile
 from pytest_agenttools.snapshots import mask
 
@@ -53,7 +54,7 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
 @clause("BASH-GOLD-01")
 @profile(REFERENCE)
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_bash_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) -> None:
+def test_bash_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any, case: str) -> None:
     tools.configure(
         **{"bash.kill_grace_s": 0.5, "bash.output_max_bytes": 120, "bash.output_max_lines": 10}
     )
@@ -63,7 +64,7 @@ def test_bash_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) -> 
 
 @clause("BASH-GOLD-01")
 @profile(REFERENCE)
-def test_task_output_golden(tools: Any, ws: Any, agenttools_golden: Any) -> None:
+def test_task_output_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any) -> None:
     started = tools.call("bash", command="echo one; echo two; exit 4", run_in_background=True)
     task_id = started.details["task_id"]
     finished = tools.call("task_output", task_id=task_id, block=True, timeout=30)

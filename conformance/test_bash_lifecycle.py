@@ -11,6 +11,8 @@ import os
 import signal
 from typing import Any
 
+import pytest
+
 from pytest_agenttools import ToolCall, ToolClient, Workspace
 from pytest_agenttools.assertions import bash_obs
 from pytest_agenttools.markers import clause
@@ -44,7 +46,7 @@ def _run(adapter: Any, ws: Workspace, command: str, **arguments: Any) -> Any:
 
 @clause("BASH-SHUT-02")
 def test_shutdown_ends_background_tasks(
-    pytestconfig: Any, tools: ToolClient, ws: Workspace
+    pytestconfig: pytest.Config, tools: ToolClient, ws: Workspace
 ) -> None:
     with second_instance(pytestconfig) as adapter:
         grace = _short_grace(adapter, tools)
@@ -56,7 +58,9 @@ def test_shutdown_ends_background_tasks(
 
 
 @clause("BASH-SHUT-03")
-def test_shutdown_ends_kept_alive(pytestconfig: Any, tools: ToolClient, ws: Workspace) -> None:
+def test_shutdown_ends_kept_alive(
+    pytestconfig: pytest.Config, tools: ToolClient, ws: Workspace
+) -> None:
     with second_instance(pytestconfig) as adapter:
         grace = _short_grace(adapter, tools)
         for command in (
@@ -70,7 +74,9 @@ def test_shutdown_ends_kept_alive(pytestconfig: Any, tools: ToolClient, ws: Work
 
 
 @clause("BASH-SHUT-04")
-def test_shutdown_ends_escapees(pytestconfig: Any, tools: ToolClient, ws: Workspace) -> None:
+def test_shutdown_ends_escapees(
+    pytestconfig: pytest.Config, tools: ToolClient, ws: Workspace
+) -> None:
     with second_instance(pytestconfig) as adapter:
         grace = _short_grace(adapter, tools)
         _run(
@@ -87,7 +93,7 @@ def test_shutdown_ends_escapees(pytestconfig: Any, tools: ToolClient, ws: Worksp
 
 @clause("BASH-SHUT-05")
 def test_hard_kill_takes_commands_along(
-    pytestconfig: Any, tools: ToolClient, ws: Workspace
+    pytestconfig: pytest.Config, tools: ToolClient, ws: Workspace
 ) -> None:
     with hosted_instance(pytestconfig) as host:
         grace = _short_grace(host, tools)

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.fixtures import trees
 from pytest_agenttools.markers import clause, profile
 
@@ -32,14 +33,14 @@ CASES: dict[str, dict[str, Any]] = {
 @clause("GLOB-GOLD-01")
 @profile(REFERENCE)
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_glob_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) -> None:
+def test_glob_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any, case: str) -> None:
     project(ws)
     assert rendered(tools.call("glob", **CASES[case]), ws) == agenttools_golden
 
 
 @clause("GLOB-GOLD-01")
 @profile(REFERENCE)
-def test_glob_many_golden(tools: Any, ws: Any, agenttools_golden: Any) -> None:
+def test_glob_many_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any) -> None:
     trees.make_many_files(ws.root, 12, per_dir=5)
     tools.configure(**{"glob.max_results": 4})
     assert rendered(tools.call("glob", pattern="**/*.txt"), ws) == agenttools_golden

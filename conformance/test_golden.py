@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.markers import clause, profile
 from pytest_agenttools.snapshots import mask
 
@@ -82,7 +83,7 @@ READ_CASES: dict[str, tuple[str | None, dict[str, Any]]] = {
 @clause("READ-GOLD-01")
 @profile(REFERENCE)
 @pytest.mark.parametrize("case", sorted(READ_CASES))
-def test_read_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) -> None:
+def test_read_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any, case: str) -> None:
     fixture, arguments = READ_CASES[case]
     name = "missing.txt"
     if fixture is not None:
@@ -93,7 +94,7 @@ def test_read_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) -> 
 
 @clause("READ-GOLD-01")
 @profile(REFERENCE)
-def test_read_line_cap_golden(tools: Any, ws: Any, agenttools_golden: Any) -> None:
+def test_read_line_cap_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any) -> None:
     tools.configure(**{"read.max_lines": 3, "read.max_line_chars": 8})
     ws.put("f.txt", "short\nthis line is long\nthird\nfourth\n")
     assert rendered(tools.read(path="f.txt"), ws) == agenttools_golden
@@ -101,7 +102,7 @@ def test_read_line_cap_golden(tools: Any, ws: Any, agenttools_golden: Any) -> No
 
 @clause("READ-GOLD-01")
 @profile(REFERENCE)
-def test_read_size_cap_golden(tools: Any, ws: Any, agenttools_golden: Any) -> None:
+def test_read_size_cap_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any) -> None:
     tools.configure(**{"read.max_bytes": 1024})
     ws.put("f.txt", "".join(f"{n:03d} " + "z" * 95 + "\n" for n in range(1, 31)))
     assert rendered(tools.read(path="f.txt"), ws) == agenttools_golden
@@ -110,7 +111,9 @@ def test_read_size_cap_golden(tools: Any, ws: Any, agenttools_golden: Any) -> No
 @clause("READ-GOLD-01")
 @profile(REFERENCE)
 @pytest.mark.parametrize("path", ["/dev/stdin", "/dev/zero"], ids=["devstdin", "devzero"])
-def test_read_device_golden(tools: Any, ws: Any, agenttools_golden: Any, path: str) -> None:
+def test_read_device_golden(
+    tools: ToolClient, ws: Workspace, agenttools_golden: Any, path: str
+) -> None:
     assert rendered(tools.read(path=path), ws) == agenttools_golden
 
 
@@ -126,7 +129,7 @@ WRITE_CASES: dict[str, tuple[bytes | None, str]] = {
 @clause("WRITE-GOLD-01")
 @profile(REFERENCE)
 @pytest.mark.parametrize("case", sorted(WRITE_CASES))
-def test_write_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) -> None:
+def test_write_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any, case: str) -> None:
     old, content = WRITE_CASES[case]
     if old is not None:
         ws.put("f.txt", old)
@@ -135,7 +138,7 @@ def test_write_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) ->
 
 @clause("WRITE-GOLD-01")
 @profile(REFERENCE)
-def test_write_error_golden(tools: Any, ws: Any, agenttools_golden: Any) -> None:
+def test_write_error_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any) -> None:
     ws.put("d/x", "")
     assert rendered(tools.write(path="d", content="x"), ws) == agenttools_golden
 
@@ -172,7 +175,7 @@ EDIT_CASES: dict[str, tuple[bytes, dict[str, Any]]] = {
 @clause("EDIT-GOLD-01")
 @profile(REFERENCE)
 @pytest.mark.parametrize("case", sorted(EDIT_CASES))
-def test_edit_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) -> None:
+def test_edit_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any, case: str) -> None:
     before, arguments = EDIT_CASES[case]
     ws.put("f.txt", before)
     result = tools.call("edit", file_path="f.txt", **arguments)

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_agenttools import ToolClient, Workspace
+from pytest_agenttools import Manifest, ToolClient, Workspace
 from pytest_agenttools.assertions import expect_ok, grep_obs
 from pytest_agenttools.fixtures import trees
 from pytest_agenttools.markers import clause, feature
@@ -40,7 +40,7 @@ def grep(tools: ToolClient, **arguments: Any) -> Any:
     return search(tools, "grep", **arguments)
 
 
-def modes(manifest: Any) -> list[str]:
+def modes(manifest: Manifest) -> list[str]:
     """The output modes the implementation offers."""
     found = ["files_with_matches"]
     found += ["content"] if manifest.has_feature("grep.content") else []
@@ -184,7 +184,7 @@ def test_user_glob_cannot_reinclude_secrets(
 )
 @settings(max_examples=examples(25))
 def test_no_glob_ever_shows_a_secret(
-    tools: ToolClient, ws: Workspace, manifest: Any, tree: dict[str, str], glob: str, mode: str
+    tools: ToolClient, ws: Workspace, manifest: Manifest, tree: dict[str, str], glob: str, mode: str
 ) -> None:
     if mode not in modes(manifest):
         mode = "files_with_matches"

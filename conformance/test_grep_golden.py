@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.fixtures import trees
 from pytest_agenttools.markers import clause, profile
 from pytest_agenttools.snapshots import mask
@@ -43,7 +44,7 @@ def rendered(result: Any, workspace: Any) -> dict[str, Any]:
     return {"isError": result.is_error, "text": texts, "details": details}
 
 
-def project(ws: Any) -> None:
+def project(ws: Workspace) -> None:
     made = trees.make_project(ws.root)
     trees.set_mtimes(ws.root, made)
 
@@ -65,14 +66,14 @@ CASES: dict[str, dict[str, Any]] = {
 @clause("GREP-GOLD-01")
 @profile(REFERENCE)
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_grep_golden(tools: Any, ws: Any, agenttools_golden: Any, case: str) -> None:
+def test_grep_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any, case: str) -> None:
     project(ws)
     assert rendered(tools.call("grep", **CASES[case]), ws) == agenttools_golden
 
 
 @clause("GREP-GOLD-01")
 @profile(REFERENCE)
-def test_grep_long_line_golden(tools: Any, ws: Any, agenttools_golden: Any) -> None:
+def test_grep_long_line_golden(tools: ToolClient, ws: Workspace, agenttools_golden: Any) -> None:
     tools.configure(**{"grep.max_line_chars": 20})
     ws.put("min.js", "var needle = " + "1234567890" * 5 + ";\nneedle();\n")
     result = tools.call("grep", pattern="needle", output_mode="content")

@@ -8,7 +8,7 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from pytest_agenttools import ToolClient, Workspace
+from pytest_agenttools import Manifest, ToolClient, Workspace
 from pytest_agenttools.assertions import expect_ok, grep_obs
 from pytest_agenttools.fixtures import trees
 from pytest_agenttools.markers import clause, feature
@@ -136,7 +136,7 @@ def test_paging_thousands_of_files(tools: ToolClient, ws: Workspace) -> None:
 @example(lines=7, page=1, context=1)
 @settings(max_examples=examples(20))
 def test_paging_content_exactly_once(
-    tools: ToolClient, ws: Workspace, manifest: Any, lines: int, page: int, context: int
+    tools: ToolClient, ws: Workspace, manifest: Manifest, lines: int, page: int, context: int
 ) -> None:
     where = ws.subdir()
     text = "".join(f"{N} {i}\n" if i % 3 else f"other {i}\n" for i in range(1, lines + 1))

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 
-from pytest_agenttools import AdapterError, ProtocolError, ToolCall
+from pytest_agenttools import AdapterError, Manifest, ProtocolError, ToolCall, ToolClient, Workspace
 from pytest_agenttools.assertions import expect_names_argument
 from pytest_agenttools.exception_text import find_exception_text
 from pytest_agenttools.markers import clause
@@ -42,11 +42,11 @@ from .strategies import examples
 NOT_OBJECTS: list[Any] = [[], "a.txt", 5, True, [{"path": "a.txt"}]]
 
 
-def declared(tools: Any) -> list[str]:
+def declared(tools: ToolClient) -> list[str]:
     return sorted(t for t in ARGUMENTS if tools.manifest.has_tool(t))
 
 
-def still_serving(tools: Any, ledger: Ledger, liveness: Liveness) -> None:
+def still_serving(tools: ToolClient, ledger: Ledger, liveness: Liveness) -> None:
     """A valid call after the hostile ones is answered (and by the same process).
 
     The files a valid call needs are put in place first (without touching those a test left),
@@ -67,7 +67,7 @@ def still_serving(tools: Any, ledger: Ledger, liveness: Liveness) -> None:
         ledger.other.append(f"a valid call failed after the hostile ones: {result.text[:200]}")
 
 
-def names_argument(result: Any, manifest: Any, tool: str, name: str) -> bool:
+def names_argument(result: Any, manifest: Manifest, tool: str, name: str) -> bool:
     try:
         expect_names_argument(result, manifest, tool, name)
     except AssertionError:
@@ -76,7 +76,7 @@ def names_argument(result: Any, manifest: Any, tool: str, name: str) -> bool:
 
 
 def run_all(
-    tools: Any,
+    tools: ToolClient,
     ledger: Ledger,
     cases: list[tuple[str, Any]],
     *,
@@ -92,7 +92,9 @@ def run_all(
 
 
 @clause("ROBUST-ARGS-01")
-def test_wrong_types_missing_and_unknown_arguments(tools: Any, ws: Any, manifest: Any) -> None:
+def test_wrong_types_missing_and_unknown_arguments(
+    tools: ToolClient, ws: Workspace, manifest: Manifest
+) -> None:
     seed_workspace(ws.root)
     ledger = Ledger()
     liveness = Liveness(tools.adapter)
@@ -132,7 +134,7 @@ def test_wrong_types_missing_and_unknown_arguments(tools: Any, ws: Any, manifest
 
 
 @clause("ROBUST-ARGS-02")
-def test_nul_and_lone_surrogates(tools: Any, ws: Any) -> None:
+def test_nul_and_lone_surrogates(tools: ToolClient, ws: Workspace) -> None:
     seed_workspace(ws.root)
     before = {p.relative_to(ws.root) for p in ws.root.rglob("*")}
     ledger = Ledger()
@@ -154,7 +156,7 @@ def test_nul_and_lone_surrogates(tools: Any, ws: Any) -> None:
 
 
 @clause("ROBUST-ARGS-03")
-def test_huge_and_negative_numbers(tools: Any, ws: Any) -> None:
+def test_huge_and_negative_numbers(tools: ToolClient, ws: Workspace) -> None:
     seed_workspace(ws.root)
     ledger = Ledger()
     cases = [
@@ -169,7 +171,7 @@ def test_huge_and_negative_numbers(tools: Any, ws: Any) -> None:
 
 
 @clause("ROBUST-ARGS-04")
-def test_megabyte_strings(tools: Any, ws: Any) -> None:
+def test_megabyte_strings(tools: ToolClient, ws: Workspace) -> None:
     seed_workspace(ws.root)
     ledger = Ledger()
     cases = [
@@ -191,7 +193,7 @@ def test_megabyte_strings(tools: Any, ws: Any) -> None:
 
 
 @clause("ROBUST-ARGS-05")
-def test_deep_nesting(tools: Any, ws: Any) -> None:
+def test_deep_nesting(tools: ToolClient, ws: Workspace) -> None:
     seed_workspace(ws.root)
     ledger = Ledger()
     cases = [
@@ -204,7 +206,7 @@ def test_deep_nesting(tools: Any, ws: Any) -> None:
 
 
 @clause("ROBUST-FUZZ-01")
-def test_fuzzed_calls(tools: Any, ws: Any, record_property: Any) -> None:
+def test_fuzzed_calls(tools: ToolClient, ws: Workspace, record_property: Any) -> None:
     seed_workspace(ws.root)
     ledger = Ledger()
     liveness = Liveness(tools.adapter)
@@ -234,7 +236,7 @@ def test_fuzzed_calls(tools: Any, ws: Any, record_property: Any) -> None:
     ["frobnicate", "", "READ", "read\0", "t" * 100_000, "../read"],
     ids=["unknown", "empty", "case", "nul", "long", "dots"],
 )
-def test_unknown_tools(tools: Any, ws: Any, name: str) -> None:
+def test_unknown_tools(tools: ToolClient, ws: Workspace, name: str) -> None:
     liveness = Liveness(tools.adapter)
     call = ToolCall(name, {"path": "a.txt"}, str(ws.root))
     with pytest.raises(ProtocolError) as caught:
@@ -249,7 +251,7 @@ def test_unknown_tools(tools: Any, ws: Any, name: str) -> None:
 
 
 @clause("ROBUST-METHOD-01")
-def test_unknown_methods(tools: Any, ws: Any) -> None:
+def test_unknown_methods(tools: ToolClient, ws: Workspace) -> None:
     liveness = Liveness(tools.adapter)
     for method in ("agenttools/no-such-method", "", "bash/no-such-method"):
         try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pytest_agenttools import AdapterError
+from pytest_agenttools import AdapterError, ToolClient, Workspace
 from pytest_agenttools.markers import clause
 
 from .robust_strategies import (
@@ -29,7 +29,7 @@ def bounded(result: Any) -> str | None:
 
 
 @clause("ROBUST-EXTREME-01")
-def test_extreme_paging_values(tools: Any, ws: Any) -> None:
+def test_extreme_paging_values(tools: ToolClient, ws: Workspace) -> None:
     seed_workspace(ws.root)
     ws.file("many.txt").write_text("".join(f"match {i}\n" for i in range(REPEATED)))
     cases: list[tuple[str, dict[str, Any]]] = []
@@ -62,7 +62,7 @@ def test_extreme_paging_values(tools: Any, ws: Any) -> None:
 
 
 @clause("ROBUST-EXTREME-02")
-def test_pathological_diffs(tools: Any, ws: Any) -> None:
+def test_pathological_diffs(tools: ToolClient, ws: Workspace) -> None:
     ledger = Ledger()
     liveness = Liveness(tools.adapter)
     target = ws.file("same.txt")
@@ -96,7 +96,7 @@ def test_pathological_diffs(tools: Any, ws: Any) -> None:
     ledger.assert_clean()
 
 
-def _cancelled_in_time(tools: Any, tool: str, arguments: dict[str, Any]) -> str | None:
+def _cancelled_in_time(tools: ToolClient, tool: str, arguments: dict[str, Any]) -> str | None:
     """Submit, cancel at once, and say what went wrong (None: answered in time)."""
     pending = tools.submit(tool, **arguments)
     time.sleep(0.05)
@@ -113,7 +113,7 @@ def _cancelled_in_time(tools: Any, tool: str, arguments: dict[str, Any]) -> str 
 
 
 @clause("ROBUST-CANCEL-01")
-def test_cancel_ends_extreme_calls(tools: Any, ws: Any) -> None:
+def test_cancel_ends_extreme_calls(tools: ToolClient, ws: Workspace) -> None:
     problems = []
     if tools.manifest.has_tool("grep"):
         ws.file("big.txt").write_text("".join(f"match {i}\n" for i in range(200_000)))

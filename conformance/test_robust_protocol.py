@@ -11,13 +11,18 @@ import json
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
+import pytest
 from hypothesis import given, settings
 
+from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.exception_text import find_exception_text
 from pytest_agenttools.markers import clause
 from pytest_agenttools.session import get_session
+
+if TYPE_CHECKING:
+    from pytest_agenttools.adapters.stdio import StdioAdapter
 
 from .robust_strategies import (
     ANSWER_DEADLINE,
@@ -33,6 +38,11 @@ from .test_robust import still_serving
 PARSE, INVALID, NO_METHOD, PARAMS, INTERNAL = -32700, -32600, -32601, -32602, -32603
 PROTOCOL_CODES = (PARSE, INVALID, NO_METHOD, PARAMS)
 UNKNOWN_METHOD = "agenttools/no-such-method"
+
+
+def wire(tools: ToolClient) -> StdioAdapter:
+    """The adapter's raw line channel: these clauses run over the stdio transport only."""
+    return cast("StdioAdapter", tools.adapter)
 
 
 def line(message: Any) -> bytes:
@@ -80,11 +90,11 @@ def exception_problem(answer: Any) -> str | None:
 
 
 def exchange(
-    tools: Any, data: Any, ids: tuple[Any, ...] | None, codes: tuple[int, ...]
+    tools: ToolClient, data: Any, ids: tuple[Any, ...] | None, codes: tuple[int, ...]
 ) -> list[str]:
     """Send one raw line that must get one answer; the problems with what came back."""
     liveness = Liveness(tools.adapter)
-    answers = tools.adapter.send_raw(data, timeout=ANSWER_DEADLINE)
+    answers = wire(tools).send_raw(data, timeout=ANSWER_DEADLINE)
     shown = repr(data[:80]) if isinstance(data, bytes) else "a long line"
     problems = []
     if not answers:
@@ -99,16 +109,16 @@ def exchange(
     return problems
 
 
-def no_stray_answers(tools: Any) -> list[str]:
+def no_stray_answers(tools: ToolClient) -> list[str]:
     """A request after the lines sent so far is answered first: nothing else came back."""
-    answers = tools.adapter.send_raw(request("sync", UNKNOWN_METHOD), timeout=ANSWER_DEADLINE)
-    extra = tools.adapter.send_raw(b"", timeout=0.3)
+    answers = wire(tools).send_raw(request("sync", UNKNOWN_METHOD), timeout=ANSWER_DEADLINE)
+    extra = wire(tools).send_raw(b"", timeout=0.3)
     if not answers or answers[0].get("id") != "sync":
         return [f"an answer nobody asked for: {answers[:1]!r:.300}"]
     return [f"an answer nobody asked for: {extra!r:.300}"] if extra else []
 
 
-def finish(tools: Any, problems: list[str]) -> None:
+def finish(tools: ToolClient, problems: list[str]) -> None:
     ledger = Ledger()
     still_serving(tools, ledger, Liveness(tools.adapter))
     found = problems + ledger.problems()
@@ -138,7 +148,7 @@ MALFORMED: list[tuple[bytes, tuple[int, ...], tuple[Any, ...]]] = [
 
 
 @clause("ROBUST-LINE-01")
-def test_malformed_lines(tools: Any, ws: Any) -> None:
+def test_malformed_lines(tools: ToolClient, ws: Workspace) -> None:
     problems: list[str] = []
     for data, codes, ids in MALFORMED:
         problems += exchange(tools, data, ids, codes)
@@ -169,11 +179,11 @@ def _long_line(size: int) -> Iterator[bytes]:
 
 
 @clause("ROBUST-LINE-02")
-def test_overlong_line(pytestconfig: Any, tools: Any, ws: Any) -> None:
+def test_overlong_line(pytestconfig: pytest.Config, tools: ToolClient, ws: Workspace) -> None:
     slow = get_session(pytestconfig).settings.slow
     size = (1 << 30) if slow else (256 << 20)
     liveness = Liveness(tools.adapter)
-    pid = tools.adapter.pid
+    pid = wire(tools).pid
     baseline, peak, done = _rss(pid), [0], threading.Event()
 
     def watch() -> None:
@@ -184,7 +194,7 @@ def test_overlong_line(pytestconfig: Any, tools: Any, ws: Any) -> None:
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        answers = tools.adapter.send_raw(_long_line(size), timeout=30.0)
+        answers = wire(tools).send_raw(_long_line(size), timeout=30.0)
     finally:
         done.set()
         watcher.join()
@@ -205,7 +215,7 @@ def test_overlong_line(pytestconfig: Any, tools: Any, ws: Any) -> None:
 
 
 @clause("ROBUST-ID-01")
-def test_request_ids(tools: Any, ws: Any) -> None:
+def test_request_ids(tools: ToolClient, ws: Workspace) -> None:
     problems: list[str] = []
     for bad in ([1], {"a": 1}, 1.5, True, False):
         problems += exchange(tools, request(bad, UNKNOWN_METHOD), NULL, (INVALID,))
@@ -216,7 +226,7 @@ def test_request_ids(tools: Any, ws: Any) -> None:
 
 
 @clause("ROBUST-ID-02")
-def test_notifications_are_never_answered(tools: Any, ws: Any) -> None:
+def test_notifications_are_never_answered(tools: ToolClient, ws: Workspace) -> None:
     cancel = "$/cancelRequest"
     lines = [
         line({"jsonrpc": "2.0", "method": cancel, "params": {"id": [1]}}),
@@ -230,7 +240,7 @@ def test_notifications_are_never_answered(tools: Any, ws: Any) -> None:
         b" \t \n",
     ]
     liveness = Liveness(tools.adapter)
-    tools.adapter.send_raw(b"".join(lines), answers=0)
+    wire(tools).send_raw(b"".join(lines), answers=0)
     problems = no_stray_answers(tools)
     lost = liveness.lost()
     if lost:
@@ -239,7 +249,7 @@ def test_notifications_are_never_answered(tools: Any, ws: Any) -> None:
 
 
 @clause("ROBUST-PARAMS-01")
-def test_malformed_call_params(tools: Any, ws: Any) -> None:
+def test_malformed_call_params(tools: ToolClient, ws: Workspace) -> None:
     seed_workspace(ws.root)
     cwd = str(ws.root)
     # a declared tool; with none declared, read (whose params must be refused just the same)
@@ -284,7 +294,7 @@ def test_malformed_call_params(tools: Any, ws: Any) -> None:
 
 
 @clause("ROBUST-FUZZ-02")
-def test_fuzzed_lines(tools: Any, ws: Any, record_property: Any) -> None:
+def test_fuzzed_lines(tools: ToolClient, ws: Workspace, record_property: Any) -> None:
     seed_workspace(ws.root)
     ledger = Ledger()
     liveness = Liveness(tools.adapter)
@@ -296,7 +306,7 @@ def test_fuzzed_lines(tools: Any, ws: Any, record_property: Any) -> None:
         data, expected, ident = case
         ledger.calls += 1
         shown = repr(data[:120])
-        answers = tools.adapter.send_raw(data, answers=expected, timeout=deadline)
+        answers = wire(tools).send_raw(data, answers=expected, timeout=deadline)
         if len(answers) < expected:
             ledger.hangs.append(f"no answer within {deadline:g} s <- {shown}")
         for answer in answers:
@@ -320,8 +330,8 @@ def test_fuzzed_lines(tools: Any, ws: Any, record_property: Any) -> None:
 
 
 @clause("ROBUST-EOF-01")
-def test_end_of_input(tools: Any, ws: Any) -> None:
-    private = tools.adapter.fresh()
+def test_end_of_input(tools: ToolClient, ws: Workspace) -> None:
+    private = wire(tools).fresh()
     private.start()
     recorded = ws.file("pid")
     try:
