@@ -21,7 +21,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+
+from measure import child_output, median_seconds
 
 CHILD = """
 import os, resource, sys
@@ -46,19 +47,8 @@ def producer(size: int) -> str:
     return f"head -c {size} /dev/zero | tr '\\0' a"
 
 
-def median_seconds(action: Callable[[], object], rounds: int) -> float:
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def reference_run(command: str, cwd: str) -> tuple[int, int, int]:
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, command, cwd], check=True, capture_output=True, text=True
-    ).stdout.split()
+    out = child_output(CHILD, command, cwd).split()
     return int(out[0]), int(out[1]), int(out[2])
 
 

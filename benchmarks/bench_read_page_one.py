@@ -12,13 +12,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
-from collections.abc import Callable
 from pathlib import Path
+
+from measure import child_output, median_seconds
 
 from pytest_agenttools.fixtures.builders import make_text_file
 from pytest_agenttools.reference_impl import create
@@ -34,19 +33,8 @@ print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
 """
 
 
-def median_seconds(action: Callable[[], None], rounds: int) -> float:
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
 def peak_rss_mib(path: Path, mode: str) -> float:
-    out = subprocess.run(
-        [sys.executable, "-c", CHILD, str(path), mode], check=True, capture_output=True, text=True
-    ).stdout
+    out = child_output(CHILD, str(path), mode)
     return int(out.strip()) / 1024  # ru_maxrss is in KiB on Linux
 
 

@@ -20,9 +20,11 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from measure import samples
 
 from pytest_agenttools.reference_impl import create, ripgrep
 
@@ -52,15 +54,6 @@ def make_tree(root: Path, count: int, file_kib: int) -> int:
     (root / "node_modules" / "dep" / "index.js").write_text("needle\n")
     (root / ".env").write_text("KEY=needle\n")
     return total
-
-
-def median_seconds(action: Callable[[], None], rounds: int) -> list[float]:
-    samples = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        action()
-        samples.append(time.perf_counter() - start)
-    return samples
 
 
 def main() -> int:
@@ -111,8 +104,8 @@ def main() -> int:
             ref_samples: list[float] = []
             raw_samples: list[float] = []
             for _ in range(ns.rounds):  # interleaved, so drift hits both alike
-                ref_samples += median_seconds(reference, 1)
-                raw_samples += median_seconds(raw, 1)
+                ref_samples += samples(reference, 1)
+                raw_samples += samples(raw, 1)
             t_ref, t_raw = statistics.median(ref_samples), statistics.median(raw_samples)
             rows.append(
                 {

@@ -1,0 +1,36 @@
+"""Timing and memory helpers shared by the benchmarks (run as scripts from this folder).
+
+Every benchmark measures the reference and its baseline in the same run, so the ratio holds on
+a noisy machine where an absolute time would not.
+"""
+
+from __future__ import annotations
+
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+
+
+def samples(action: Callable[[], object], rounds: int) -> list[float]:
+    """Wall seconds of ``rounds`` calls of ``action``, in order."""
+    out = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        action()
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def median_seconds(action: Callable[[], object], rounds: int) -> float:
+    """The median wall time of ``action`` over ``rounds`` calls."""
+    return statistics.median(samples(action, rounds))
+
+
+def child_output(code: str, *args: str) -> str:
+    """Run ``code`` in a fresh interpreter (so its peak memory is its own); return its stdout."""
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout
