@@ -260,10 +260,12 @@ def test_run_without_a_port_uses_the_real_one(tmp_path: Path) -> None:
 
 
 def test_queue_sweeps_a_directory_once(tmp_path: Path) -> None:
+    pid, start = dead_writer()
+    first = tmp_path / f".z.agenttools-{pid}-{start}-0000aaaa.tmp"
+    first.write_bytes(b"left before this session")
     queue = MutationQueue()
     with queue.hold(str(tmp_path / "a")):
-        pass
-    pid, start = dead_writer()
+        assert not first.exists(), "the first write into the directory sweeps it"
     stale = tmp_path / f".a.agenttools-{pid}-{start}-00ff00ff.tmp"
     stale.write_bytes(b"left by a killed write")
     with queue.hold(str(tmp_path / "b")):
