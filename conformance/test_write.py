@@ -415,6 +415,10 @@ def test_cancelled_write_leaves_old_or_new(tools: ToolClient, ws: Workspace) -> 
     assert ws.files() == ["c.txt"], f"temporary files left behind: {ws.files()}"
 
 
+#: 5,400 bytes, its last line past the first 4 KiB: the whole old file is diffed, not a head of it
+LONG_OLD = "".join(f"line {i:03}\n" for i in range(600))
+
+
 @clause("WRITE-DETAILS-01")
 @pytest.mark.parametrize(
     ("old", "new", "first"),
@@ -423,8 +427,9 @@ def test_cancelled_write_leaves_old_or_new(tools: ToolClient, ws: Workspace) -> 
         ("a\nb\n", "a\nb\nc\n", 3),
         ("one\r\ntwo\r\n", "one\r\nTWO\r\n", 2),
         ("x", "y\nz", 1),
+        (LONG_OLD, LONG_OLD[: -len("line 599\n")] + "LAST\n", 600),
     ],
-    ids=["middle", "append", "crlf", "no-eol"],
+    ids=["middle", "append", "crlf", "no-eol", "change-past-the-first-4kib"],
 )
 def test_patch_and_first_changed_line(
     tools: ToolClient, ws: Workspace, old: str, new: str, first: int

@@ -80,7 +80,12 @@ GROUPS: tuple[Group, ...] = (
         ("read", "read_pdf", "read_notebook", "sniff", "textcodec"),
         ("test_reference_read_policy.py",),
     ),
-    Group("write", ("write", "edit"), ("write", "mutation_queue")),
+    Group(
+        "write",
+        ("write", "edit"),
+        ("write", "mutation_queue"),
+        ("test_reference_write_policy.py",),
+    ),
     Group("edit", ("edit",), ("edit", "text_match", "diffing")),
     Group(
         "search",
