@@ -418,6 +418,9 @@ def huge_strings(ws: Path) -> None:
         "[Errno 36] File name too long"
         in failed(call(ws, "glob", pattern="*", path=f"{ws}/" + "x" * (128 << 10))).text
     )
+    for name in ("x" * 5000, "d" * 300 + "/a.txt"):
+        shown = failed(call(ws, "read_file", file_path=f"{ws}/{name}")).text
+        assert "[Errno 36] File name too long" in shown, shown[-200:]
 
 
 def fuzz_reaches_raw_errors(ws: Path) -> None:
@@ -875,7 +878,12 @@ DEVIATIONS = [
     ),
     Deviation(
         "huge strings",
-        ("ROBUST-ARGS-04", "test_glob_limits.py::test_hostile_input_answered_cleanly[path-128KiB]"),
+        (
+            "ROBUST-ARGS-04",
+            "test_glob_limits.py::test_hostile_input_answered_cleanly[path-128KiB]",
+            "test_read.py::test_hostile_paths[5000-chars]",
+            "test_read.py::test_hostile_paths[300-char-component]",
+        ),
         huge_strings,
         needs_ripgrep=True,
     ),
