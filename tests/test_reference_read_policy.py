@@ -260,8 +260,12 @@ def test_too_many_pages_names_the_counts() -> None:
 def test_offset_zero_reads_from_the_start_and_below_is_refused(tmp_path: Path) -> None:
     (tmp_path / "t.txt").write_text("a\nb\n")
     assert read(tmp_path, "t.txt", offset=0)["details"]["observation"]["lines"] == ["a", "b"]
-    for arguments, argument in (({"offset": -1}, "offset"), ({"limit": 0}, "limit")):
-        refused = read(tmp_path, "t.txt", **arguments)
+    cases: tuple[tuple[dict[str, Any], str], ...] = (
+        ({"offset": -1}, "offset"),
+        ({"limit": 0}, "limit"),
+    )
+    for arguments, argument in cases:
+        refused = read(tmp_path, "t.txt", None, **arguments)
         assert refused["isError"] and refused["details"] == {
             "error": "invalid_argument",
             "argument": argument,
