@@ -214,11 +214,14 @@ def test_exit_under_a_stuck_call(tmp_path: Path) -> None:
         "tools = ReferenceTools(runs={'read': lambda a, c: time.sleep(3600)})\n"
         "serve(tools=tools, exit_process=True)\n"
     )
+    # run from tmp_path: from the checkout, `-c` would import the source tree, which lacks the
+    # subpackages an install maps in (reference_impl)
     proc = subprocess.Popen(
         [sys.executable, "-c", script],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        cwd=tmp_path,
     )
     assert proc.stdin is not None
     proc.stdin.write(call_line(1, "read", str(tmp_path), path="x"))
