@@ -221,13 +221,29 @@ def test_hidden_files_searched(project: Workspace, tools: ToolClient) -> None:
 
 
 @clause("GREP-GLOB-01")
-def test_glob_argument(project: Workspace, tools: ToolClient) -> None:
-    assert grep_files(tools, project, pattern=N, glob="*.py") == {"src/app.py"}
-    assert grep_files(tools, project, pattern=N, glob="*.{ts,tsx}") == {
-        "src/web/index.ts",
-        "src/web/view.tsx",
-    }
-    assert grep_files(tools, project, pattern=N, glob="src/*.py") == {"src/app.py"}
+@pytest.mark.parametrize(
+    ("glob", "suffixes", "expected"),
+    [
+        ("*.py", (".py",), {"src/app.py"}),
+        ("*.{ts,tsx}", (".ts", ".tsx"), {"src/web/index.ts", "src/web/view.tsx"}),
+        ("src/*.py", (".py",), {"src/app.py"}),
+    ],
+    ids=["extension", "brace-list", "directory"],
+)
+def test_glob_argument(
+    project: Workspace, tools: ToolClient, glob: str, suffixes: tuple[str, ...], expected: set[str]
+) -> None:
+    """Among the files a default search shows, exactly those the glob matches. Whether the
+    gitignored and dependency files show up is judged by their own clauses (with their
+    features), so a file of those may appear, but only if the glob matches it too."""
+    found = grep_files(tools, project, pattern=N, glob=glob)
+    assert found & set(trees.ORDINARY) == expected, sorted(found)
+    assert found <= set(trees.PROJECT), f"paths not in the project: {sorted(found)}"
+    assert all(path.endswith(suffixes) for path in found), f"{glob} matched {sorted(found)}"
+
+
+@clause("GREP-GLOB-01")
+def test_glob_star_and_negation(project: Workspace, tools: ToolClient) -> None:
     assert grep_files(tools, project, pattern=N, glob="src/*.ts") == set(), "* never crosses /"
     without_md = grep_files(tools, project, pattern=N, glob="!*.md")
     assert "README.md" not in without_md and "src/app.py" in without_md
