@@ -1,0 +1,27 @@
+"""The shared shape of the broken implementations that only misword a result's text: the
+reference's behaviour and observation, with ``text(tool, arguments, result)`` deciding what
+the model is told (None keeps the reference's text)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_agenttools.reference_impl.toolbox import ReferenceTools
+
+
+class Misworded(ReferenceTools):
+    def text(self, tool: str, arguments: Any, result: dict[str, Any]) -> str | None:
+        raise NotImplementedError
+
+    def present(
+        self, tool: str, arguments: Any, cwd: str, result: dict[str, Any]
+    ) -> dict[str, Any]:
+        replaced = self.text(tool, arguments, result)
+        if replaced is not None:
+            result["content"] = [{"type": "text", "text": replaced}]
+        return result
+
+
+def observation(result: dict[str, Any]) -> dict[str, Any]:
+    found = result.get("details", {}).get("observation")
+    return found if isinstance(found, dict) else {}
