@@ -26,7 +26,7 @@ from pytest_agenttools.assertions import (
     expect_ok,
     masked_text,
 )
-from pytest_agenttools.markers import clause
+from pytest_agenttools.markers import clause, long
 
 from .bash_strategies import (
     HUGE_TIMEOUT_S,
@@ -152,6 +152,7 @@ def test_bad_timeout_refused_or_replaced(tools: ToolClient, ws: Workspace, timeo
 
 
 @clause("BASH-TIMEOUT-04")
+@long(1)
 def test_command_without_timeout_is_bounded(tools: ToolClient, ws: Workspace) -> None:
     default = _declared(tools, "bash.default_timeout_s")
     cap = _declared(tools, "bash.max_timeout_s")
@@ -327,6 +328,7 @@ def test_killed_by_signal(tools: ToolClient, name: str) -> None:
 
 
 @clause("BASH-TO-02")
+@long(1)
 def test_timeout_keeps_output(tools: ToolClient) -> None:
     fast(tools)
     result, obs, handed_over = complete(
@@ -352,6 +354,7 @@ def test_control_characters_removed(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("BASH-OUT-04")
+@long(1)
 def test_utf8_split_across_writes(tools: ToolClient) -> None:
     command = (
         r"printf '\xe4'; sleep 0.3; printf '\xb8\xad'; sleep 0.3; printf '\xf0\x9f'; "
@@ -405,6 +408,7 @@ def test_text_names_signal(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("BASH-PRES-02")
+@long(1.2)
 def test_text_gives_timeout(tools: ToolClient, ws: Workspace) -> None:
     fast(tools)
     result, obs, _ = complete(

@@ -12,10 +12,11 @@ import time
 from typing import Any
 
 from hypothesis import Phase, given, settings
+from hypothesis import strategies as st
 
 from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.assertions import bash_obs, expect_error, expect_ok
-from pytest_agenttools.markers import clause
+from pytest_agenttools.markers import clause, long
 
 from .bash_strategies import (
     complete,
@@ -53,6 +54,7 @@ sleep 60
 
 
 @clause("BASH-KILL-01")
+@long(1)
 def test_timeout_leaves_no_survivor(tools: ToolClient, ws: Workspace) -> None:
     fast(tools)
     expect_timed_out(tools, tools.call("bash", command=TREE, timeout=1))
@@ -61,6 +63,7 @@ def test_timeout_leaves_no_survivor(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("BASH-KILL-02")
+@long(1)
 def test_term_trap_runs(tools: ToolClient, ws: Workspace) -> None:
     fast(tools, 2.0)
     command = "trap 'echo cleaned > trap.txt; exit 0' TERM; echo $$ >> pids; sleep 60 & wait"
@@ -71,6 +74,7 @@ def test_term_trap_runs(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("BASH-KILL-03")
+@long(2)
 def test_term_ignorer_dies_after_grace(tools: ToolClient, ws: Workspace) -> None:
     grace = fast(tools, 1.0)
     command = "trap '' TERM; echo $$ >> pids; sleep 60 & echo $! >> pids; while :; do wait; done"
@@ -115,6 +119,7 @@ sleep 60
 
 
 @clause("BASH-KILL-04")
+@long(2)
 def test_escapees_are_ended(tools: ToolClient, ws: Workspace) -> None:
     fast(tools)
     expect_timed_out(tools, tools.call("bash", command=ESCAPEES, timeout=1.5))
@@ -133,19 +138,29 @@ def test_abort_ends_escapees(tools: ToolClient, ws: Workspace) -> None:
     expect_no_survivor(ws.root, "abort with a setsid child")
 
 
+#: trees run side by side in one example: each waits out its own timeout, so three at once
+#: cover three trees in the time of one
+TREES_AT_ONCE = 3
+
+
 @clause("BASH-KILL-05")
-@settings(max_examples=examples(8), phases=[Phase.explicit, Phase.reuse, Phase.generate])
-@given(trees=process_trees)
-def test_random_trees_leave_no_survivor(tools: ToolClient, ws: Workspace, trees: Any) -> None:
+@long(5)
+@settings(max_examples=examples(3), phases=[Phase.explicit, Phase.reuse, Phase.generate])
+@given(forest=st.lists(process_trees, min_size=TREES_AT_ONCE, max_size=TREES_AT_ONCE))
+def test_random_trees_leave_no_survivor(tools: ToolClient, ws: Workspace, forest: Any) -> None:
     fast(tools, 0.3)
-    root = ws.subdir()
-    command = render_tree(root.root, trees)
-    expect_timed_out(tools, tools.call("bash", command=command, timeout=1, _cwd=str(root.root)))
-    pids = recorded_pids(root.root)
-    alive = survivors(root.root, pids)
-    shown = describe(alive)
-    kill_all(alive)
-    assert not alive, f"survivors of a tree of {tree_size(trees)} scripts {trees}: {shown}"
+    roots = [ws.subdir().root for _ in forest]
+    pending = [
+        tools.submit("bash", command=render_tree(root, trees), timeout=1, _cwd=str(root))
+        for root, trees in zip(roots, forest, strict=True)
+    ]
+    for call in pending:
+        expect_timed_out(tools, call.result(60))
+    for root, trees in zip(roots, forest, strict=True):
+        alive = survivors(root, recorded_pids(root))
+        shown = describe(alive)
+        kill_all(alive)
+        assert not alive, f"survivors of a tree of {tree_size(trees)} scripts {trees}: {shown}"
 
 
 @clause("BASH-ABORT-02")

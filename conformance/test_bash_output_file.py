@@ -16,7 +16,7 @@ import psutil
 
 from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.assertions import bash_obs, expect_ok
-from pytest_agenttools.markers import clause
+from pytest_agenttools.markers import clause, long
 
 from .bash_strategies import SANE_VIEW_BYTES, view_caps, wait_for_file
 
@@ -116,6 +116,7 @@ def _ancestors(pid: int) -> list[psutil.Process]:
 
 
 @clause("BASH-OUT-03")
+@long(1.2)
 def test_bounded_memory(tools: ToolClient, ws: Workspace) -> None:
     first = bash_obs(expect_ok(tools.call("bash", command=EIGHT_MIB)))
     assert first.truncated, (

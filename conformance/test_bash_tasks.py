@@ -11,7 +11,7 @@ import time
 
 from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.assertions import bash_obs, expect_error, expect_in_order, expect_ok
-from pytest_agenttools.markers import clause, feature
+from pytest_agenttools.markers import clause, feature, long
 
 from .bash_strategies import (
     HUGE_TIMEOUT_S,
@@ -69,6 +69,7 @@ def test_task_output_is_incremental(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("BASH-BG-05")
+@long(1)
 def test_background_timeout_ends_task(tools: ToolClient, ws: Workspace) -> None:
     fast(tools)
     command = "echo $$ >> pids; sleep 60 & echo $! >> pids; wait"
@@ -138,6 +139,7 @@ def test_soft_yield_hands_over(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("BASH-YIELD-02")
+@long(1.5)
 def test_handed_over_keeps_timeout(tools: ToolClient, ws: Workspace) -> None:
     window = soft_yield(tools, 0.3)
     fast(tools)

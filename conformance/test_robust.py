@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from pytest_agenttools import AdapterError, Manifest, ProtocolError, ToolCall, ToolClient, Workspace
 from pytest_agenttools.assertions import expect_names_argument
 from pytest_agenttools.exception_text import find_exception_text
-from pytest_agenttools.markers import clause
+from pytest_agenttools.markers import clause, long
 
 from .robust_strategies import (
     ARGUMENTS,
@@ -171,6 +171,7 @@ def test_huge_and_negative_numbers(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("ROBUST-ARGS-04")
+@long(1.2)
 def test_megabyte_strings(tools: ToolClient, ws: Workspace) -> None:
     seed_workspace(ws.root)
     ledger = Ledger()

@@ -1,7 +1,7 @@
 """The suite's markers, registered so ``--strict-markers`` runs accept them.
 
 Short aliases for test modules: ``clause("READ-LN-01")``, ``feature("read.pdf")``, ``slow``,
-``profile("agenttools-reference/1")``.
+``profile("agenttools-reference/1")``, ``long(10)``.
 """
 
 from __future__ import annotations
@@ -12,18 +12,24 @@ CLAUSE = "agenttools_clause"
 FEATURE = "agenttools_feature"
 SLOW = "agenttools_slow"
 PROFILE = "agenttools_profile"
+LONG = "agenttools_long"
 
 DESCRIPTIONS = {
     CLAUSE: f"{CLAUSE}(id): the spec clause this test checks (docs/spec.md).",
     FEATURE: f"{FEATURE}(*names): skip unless the implementation declares every named feature.",
     SLOW: f"{SLOW}: slow, opt-in with --agenttools-slow.",
     PROFILE: f"{PROFILE}(name): golden output of one output profile; skipped for others.",
+    LONG: (
+        f"{LONG}(seconds): the test takes about this long even against a quick implementation"
+        " (it waits out timeouts and kill graces); long tests start first, longest first."
+    ),
 }
 
 clause = getattr(pytest.mark, CLAUSE)
 feature = getattr(pytest.mark, FEATURE)
 slow = getattr(pytest.mark, SLOW)
 profile = getattr(pytest.mark, PROFILE)
+long = getattr(pytest.mark, LONG)
 
 
 def register(config: pytest.Config) -> None:
@@ -34,6 +40,12 @@ def register(config: pytest.Config) -> None:
 def clause_of(item: pytest.Item) -> str | None:
     marker = item.get_closest_marker(CLAUSE)
     return str(marker.args[0]) if marker and marker.args else None
+
+
+def seconds_of(item: pytest.Item) -> float:
+    """How long ``item`` is marked to take (``agenttools_long``); 0 when it is not marked."""
+    marker = item.get_closest_marker(LONG)
+    return float(marker.args[0]) if marker and marker.args else 0.0
 
 
 def features_of(item: pytest.Item) -> list[str]:

@@ -69,6 +69,13 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    from .parallel import auto_workers
+
+    return auto_workers(config)
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     from .session import SESSION_KEY
 

@@ -143,3 +143,31 @@ class Selection:
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
+
+    @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
+    def pytest_spread_long_tests(self, config: pytest.Config, items: list[pytest.Item]) -> None:
+        """Tests marked ``agenttools_long`` are spread evenly through the run, longest first;
+        the rest keep their order. A run with no marked test is left as it is.
+
+        Most of a long test is waiting (a timeout, a kill grace). xdist hands each worker a run
+        of consecutive tests (``load``: chunks from the front; ``worksteal``: a share each), so
+        long tests placed together would queue up on one worker and keep the run open alone;
+        spread out, each worker gets its share, the longest at the front of the first one.
+        """
+        spread_long_tests(items)
+
+
+def spread_long_tests(items: list[pytest.Item]) -> None:
+    """Put the marked tests at evenly spaced places, longest first, starting at the front."""
+    seconds = {id(item): markers.seconds_of(item) for item in items}
+    long = sorted((item for item in items if seconds[id(item)]), key=lambda i: -seconds[id(i)])
+    if not long:
+        return
+    rest = [item for item in items if not seconds[id(item)]]
+    stride = len(items) / len(long)
+    places = {round(k * stride): item for k, item in enumerate(long)}
+    ordered: list[pytest.Item] = []
+    others = iter(rest)
+    for index in range(len(items)):
+        ordered.append(places[index] if index in places else next(others))
+    items[:] = ordered

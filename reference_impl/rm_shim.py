@@ -12,6 +12,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import threading
 from typing import Any
 
 from .results import ToolError
@@ -52,8 +53,17 @@ done
 exit $status
 """
 
+#: concurrent first commands (a client that sends several at once) make the data directory and
+#: the shim once, not each its own half
+_MAKING = threading.Lock()
+
 
 def _paths(services: dict[str, Any]) -> dict[str, str]:
+    with _MAKING:
+        return _paths_locked(services)
+
+
+def _paths_locked(services: dict[str, Any]) -> dict[str, str]:
     paths = services.get(SERVICE)
     if paths is None:
         root = tempfile.mkdtemp(prefix="agenttools-data-")
@@ -74,23 +84,41 @@ def ensure(services: dict[str, Any]) -> str:
     """The shim directory, with an executable ``rm`` in it; ToolError when it cannot be made."""
     paths = _paths(services)
     shim = os.path.join(paths["shims"], "rm")
-    if os.path.isfile(shim) and os.access(shim, os.X_OK):
+    if _usable(shim):
         return paths["shims"]
-    try:
-        os.makedirs(paths["shims"], exist_ok=True)
-        os.makedirs(paths["trash"], exist_ok=True)
-        with open(shim + ".tmp", "w", encoding="utf-8") as handle:
-            handle.write(SCRIPT.replace("__TRASH__", paths["trash"].replace("'", "")))
-        os.chmod(shim + ".tmp", 0o755)
-        os.replace(shim + ".tmp", shim)
-    except OSError as exc:
-        raise ToolError(
-            "rm_shim_unavailable",
-            f"bash: the recoverable-delete rm shim is missing and cannot be recreated at {shim} "
-            f"({exc}); refusing to run commands without it. Check that the directory is "
-            "writable.",
-        ) from None
+    with _MAKING:
+        if _usable(shim):  # another command made it while this one waited
+            return paths["shims"]
+        try:
+            _write_shim(shim, paths)
+        except OSError as exc:
+            raise ToolError(
+                "rm_shim_unavailable",
+                f"bash: the recoverable-delete rm shim is missing and cannot be recreated at "
+                f"{shim} ({exc}); refusing to run commands without it. Check that the "
+                "directory is writable.",
+            ) from None
     return paths["shims"]
+
+
+def _usable(shim: str) -> bool:
+    return os.path.isfile(shim) and os.access(shim, os.X_OK)
+
+
+def _write_shim(shim: str, paths: dict[str, str]) -> None:
+    """Write the script beside its place under a unique name, then rename it into place."""
+    os.makedirs(paths["shims"], exist_ok=True)
+    os.makedirs(paths["trash"], exist_ok=True)
+    fd, staged = tempfile.mkstemp(prefix=".rm-", dir=paths["shims"])
+    try:
+        with open(fd, "w", encoding="utf-8") as handle:
+            handle.write(SCRIPT.replace("__TRASH__", paths["trash"].replace("'", "")))
+        os.chmod(staged, 0o755)
+        os.replace(staged, shim)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(staged)
+        raise
 
 
 def remove(services: dict[str, Any]) -> None:

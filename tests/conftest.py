@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,14 @@ from hypothesis import settings
 
 from pytest_agenttools.adapters.inprocess import InProcessAdapter
 from pytest_agenttools.adapters.stdio import StdioAdapter
+from pytest_agenttools.workspace import RAM_DIR, ram_dir_usable
+
+# The kit's tests make and remove a great many files (suite runs, venvs, skeletons): they go to
+# the RAM file system where there is a usable one, unless the caller chose TMPDIR. Set here, at
+# import, so xdist's workers and every child process inherit it.
+if not os.environ.get("TMPDIR") and ram_dir_usable(RAM_DIR):
+    os.environ["TMPDIR"] = RAM_DIR
+    tempfile.tempdir = None
 
 # ``--hypothesis-profile dev`` or ``fuzz`` scales the kit's own properties (hypothesis' default
 # profile runs 100 examples; a property that sets its own count scales it by the same factor)

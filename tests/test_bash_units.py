@@ -319,6 +319,46 @@ def test_rm_shim_recreated(tmp_path: Path) -> None:
         tools.shutdown()
 
 
+def test_rm_shim_made_once_by_concurrent_first_commands(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Commands that arrive together (a client sends several at once) share one data directory
+    and one shim: it is written once while the others wait, and none of them fails. Writing
+    is slowed so that every thread is inside ``ensure`` while the first one writes."""
+    written: list[str] = []
+    original = rm_shim._write_shim
+
+    def slow_write(shim: str, paths: dict[str, str]) -> None:
+        written.append(shim)
+        time.sleep(0.2)
+        original(shim, paths)
+
+    monkeypatch.setattr(rm_shim, "_write_shim", slow_write)
+    services: dict[str, Any] = {}
+    start = threading.Barrier(6)
+    made: list[str] = []
+    failed: list[BaseException] = []
+
+    def first_command() -> None:
+        start.wait()
+        try:
+            made.append(rm_shim.ensure(services))
+        except BaseException as exc:
+            failed.append(exc)
+
+    threads = [threading.Thread(target=first_command) for _ in range(6)]
+    try:
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(10)
+        assert not failed, failed
+        assert len(written) == 1, f"the shim was written {len(written)} times"
+        assert len(set(made)) == 1 and len(made) == 6
+        assert os.access(os.path.join(made[0], "rm"), os.X_OK)
+        assert os.listdir(made[0]) == ["rm"], "a staged copy was left beside the shim"
+    finally:
+        rm_shim.remove(services)
+
+
 def test_keepalive_leftovers_end_at_shutdown(tmp_path: Path) -> None:
     """BASH-SHUT-03: the supervisor of a keepalive command stays until shutdown ends them."""
     tools = ReferenceTools()

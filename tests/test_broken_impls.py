@@ -13,6 +13,15 @@ from pytest_agenttools.selfcheck import Kill, broken_implementations, render, ru
 
 BROKEN = broken_implementations()
 TOOLS = sorted({name.split("_")[0] for name in BROKEN})
+#: a tool's broken implementations run in batches of at most this many, one batch per test, so
+#: xdist spreads a tool with many (bash) over several workers instead of running it last alone
+BATCH = 8
+BATCHES = [
+    (tool, names[start : start + BATCH])
+    for tool in TOOLS
+    for names in [[name for name in BROKEN if name.split("_")[0] == tool]]
+    for start in range(0, len(names), BATCH)
+]
 
 
 def test_there_are_broken_implementations_for_every_tool() -> None:
@@ -38,9 +47,14 @@ def _verdict(kill: Kill) -> str | None:
     return None
 
 
-@pytest.mark.parametrize("tool", TOOLS)
-def test_broken_implementations_are_caught(tool: str) -> None:
-    names = [name for name in BROKEN if name.split("_")[0] == tool]
+def test_the_batches_hold_every_broken_implementation_once() -> None:
+    assert sorted(name for _, names in BATCHES for name in names) == sorted(BROKEN)
+
+
+@pytest.mark.parametrize(
+    ("tool", "names"), BATCHES, ids=[f"{names[0]}+{len(names) - 1}" for _, names in BATCHES]
+)
+def test_broken_implementations_are_caught(tool: str, names: list[str]) -> None:
     kills = run_selfcheck(names, jobs=1)
     assert [kill.name for kill in kills] == names
     wrong = [verdict for verdict in map(_verdict, kills) if verdict]

@@ -51,6 +51,8 @@ RUNS = {
     ),
     "no-xdist": (["-p", "no:xdist", "-rA"], True),
     "xdist": (["-n", "2", "-rA"], False),
+    # the kit widens -n auto for its own suite only (pytest_agenttools.parallel)
+    "xdist-auto": (["-n", "auto", "-rA"], False),
 }
 
 

@@ -94,8 +94,10 @@ CONNECTION_CLOSED = -32000  # the SDK's code for "the connection to the server c
 
 
 def temp_root() -> str:
-    """Where the kit makes its workspaces (``AGENTTOOLS_TMPDIR`` or the system temp dir), real."""
-    return os.path.realpath(os.environ.get("AGENTTOOLS_TMPDIR") or tempfile.gettempdir())
+    """Where the kit makes its workspaces (``workspace.workspace_base``), resolved."""
+    from ..workspace import workspace_base
+
+    return workspace_base()
 
 
 def _rpc_error(exc: BaseException) -> tuple[int, str] | None:
