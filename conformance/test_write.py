@@ -302,8 +302,10 @@ def test_readers_never_see_a_torn_file(tools: ToolClient, ws: Workspace) -> None
 
 @clause("WRITE-ATOMIC-01")
 def test_concurrent_writes_never_tear(tools: ToolClient, ws: Workspace) -> None:
+    # large enough that an in-place write stays torn for many looks even while the machine is
+    # busy (at 2 MiB, a RAM file system made the window short enough to miss now and then)
     old = filled(b"o", MIB)
-    contents = [filled(bytes([ord("a") + i]), 2 * MIB + i) for i in range(8)]
+    contents = [filled(bytes([ord("a") + i]), 6 * MIB + i) for i in range(8)]
     target = ws.put("t.txt", old)
     with TornStateWatcher(str(target), [old, *contents]) as watcher:
         pending = [tools.submit("write", path="t.txt", content=c.decode()) for c in contents]
