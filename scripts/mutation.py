@@ -86,7 +86,7 @@ GROUPS: tuple[Group, ...] = (
         ("write", "mutation_queue"),
         ("test_reference_write_policy.py",),
     ),
-    Group("edit", ("edit",), ("edit", "text_match", "diffing")),
+    Group("edit", ("edit",), ("edit", "text_match", "diffing"), ("test_reference_edit_policy.py",)),
     Group(
         "search",
         ("grep", "glob"),
