@@ -351,3 +351,29 @@ def test_ci_gate_script_runs_against_a_skeleton(tmp_path: Path) -> None:
         timeout=900,
     )
     assert refused.returncode != 0, "the gate must refuse a TODO reason"
+
+
+def test_readme_status_counts_are_true() -> None:
+    """The README's status paragraph counts clauses, broken and alternative implementations:
+    each number must be today's."""
+    from pytest_agenttools.alternatives import STYLES
+    from pytest_agenttools.clauses import load
+    from pytest_agenttools.selfcheck import broken_implementations
+
+    status = (ROOT / "README.md").read_text(encoding="utf-8").split("## ")[0]
+    status = " ".join(status.split())
+    active = [c for c in load().by_id().values() if not c.retired]
+
+    def said(pattern: str) -> int:
+        found = re.search(pattern, status)
+        assert found, f"the README's status no longer says {pattern!r}"
+        return int(found.group(1))
+
+    assert said(r"(\d+) active clauses") == len(active)
+    for tool in ("read", "write", "edit", "grep", "glob", "bash"):
+        assert said(rf"\b{tool} (\d+)") == sum(c.tool == tool for c in active), tool
+    assert said(r"robustness (\d+)") == sum(c.tool == "robust" for c in active)
+    assert said(r"(\d+) MUST") == sum(c.level == "MUST" for c in active)
+    assert said(r"(\d+) SHOULD") == sum(c.level == "SHOULD" for c in active)
+    assert said(r"(\d+) deliberately broken implementations") == len(broken_implementations())
+    assert said(r"(\d+) alternative correct implementations") == len(STYLES)
