@@ -181,7 +181,7 @@ def test_error_code_and_text(
     ids=["a-close-name", "nothing-close"],
 )
 def test_missing_file(workspace: Path, name: str, tail: str) -> None:
-    result = call("edit", workspace, file_path=name, **ONE)
+    result = call("edit", workspace, file_path=name, old_string="alpha", new_string="A")
     assert result["isError"] and result["details"]["error"] == "not_found", result["details"]
     assert result["details"]["missing"] == "file"
     assert text(result) == f"File not found: {workspace / name}.{tail}"
