@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, event, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from pytest_agenttools.adapters.base import AdapterError, TransportLimit
@@ -425,6 +425,8 @@ def seeded() -> tuple[tuple[str, bytes | str], ...]:
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 @given(case=calls())
+# found by this property: a lone surrogate in an object key inside a list; MCP cannot carry it
+@example(case=("glob", {"pattern": [{"\ud800": None}], "path": "a.txt", "offest": None}))
 def test_the_same_call_gives_the_same_outcome_everywhere(
     sides: dict[str, Side], case: tuple[str, Any]
 ) -> None:

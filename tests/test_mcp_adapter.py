@@ -284,6 +284,8 @@ def test_unencodable_strings_are_found() -> None:
     assert unencodable({"path": "a", "content": "ok é"}) is None
     assert unencodable({"content": "bad \ud800"}) == "arguments.content"
     assert unencodable({"edits": [{"old_string": "\udfff"}]}) == "arguments.edits[0].old_string"
+    # keys are JSON strings too (found by test_adapter_equivalence's property)
+    assert unencodable({"pattern": [{"\ud800": None}]}) == "arguments.pattern[0] (a key)"
 
 
 def test_result_conversion() -> None:

@@ -124,7 +124,8 @@ def unencodable(value: Any, where: str = "arguments") -> str | None:
             return where
     elif isinstance(value, Mapping):
         for key, item in value.items():
-            found = unencodable(item, f"{where}.{key}")
+            # a key is a JSON string too
+            found = unencodable(key, f"{where} (a key)") or unencodable(item, f"{where}.{key}")
             if found:
                 return found
     elif isinstance(value, list | tuple):
