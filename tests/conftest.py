@@ -25,6 +25,33 @@ if not os.environ.get("TMPDIR") and ram_dir_usable(RAM_DIR):
     os.environ["TMPDIR"] = RAM_DIR
     tempfile.tempdir = None
 
+KIT_LONG = "kit_long"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{KIT_LONG}(seconds): about how long the test takes on 2 busy cores; long tests start"
+        " first, longest first",
+    )
+    # Under xdist a worker is handed one test at a time (two queued), not a run of consecutive
+    # tests: with the long tests first, that is longest-processing-time-first scheduling, and no
+    # worker is left with a queue of long tests while the others are idle. An explicit
+    # --maxschedchunk still decides.
+    if getattr(config.option, "maxschedchunk", 0) is None:
+        config.option.maxschedchunk = 1
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The tests marked ``kit_long`` first, longest first; the rest in their own order."""
+
+    def seconds(item: pytest.Item) -> float:
+        marker = item.get_closest_marker(KIT_LONG)
+        return float(marker.args[0]) if marker else 0.0
+
+    items.sort(key=lambda item: -seconds(item))
+
+
 # ``--hypothesis-profile dev`` or ``fuzz`` scales the kit's own properties (hypothesis' default
 # profile runs 100 examples; a property that sets its own count scales it by the same factor)
 settings.register_profile("dev", max_examples=400, deadline=None)

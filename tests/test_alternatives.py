@@ -24,7 +24,11 @@ def test_there_are_at_least_eight_alternatives_each_modelled_on_a_real_tool() ->
 
 @pytest.mark.parametrize(
     ("name", "stdio"),
-    [(name, name in STDIO) for name in STYLES],
+    [
+        # a full run of the suite each: about 45 s in process, 65 s over stdio on 2 busy cores
+        pytest.param(name, name in STDIO, marks=pytest.mark.kit_long(65 if name in STDIO else 45))
+        for name in STYLES
+    ],
     ids=lambda value: (
         str(value) if not isinstance(value, bool) else ("stdio" if value else "inproc")
     ),

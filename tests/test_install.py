@@ -226,6 +226,7 @@ def _unrelated_project(envs: Envs, cwd: Path, name: str) -> None:
     assert before.differences(after, ordered=ordered) == []
 
 
+@pytest.mark.kit_long(90)
 def test_the_installed_wheel(envs: Envs, tmp_path: Path, subtests: pytest.Subtests) -> None:
     checks = {
         "agenttools --help and the plugin's options": _plugin_and_command,

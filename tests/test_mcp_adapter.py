@@ -694,6 +694,7 @@ def run_strict(tmp_path: Path, command: str, example: Path) -> dict[str, Any]:
     return report
 
 
+@pytest.mark.kit_long(40)
 def test_server_filesystem_deviations_are_exactly_the_expected_ones(tmp_path: Path) -> None:
     need_example(FS_ENTRY, install="npm ci --ignore-scripts in docs/examples/mcp-filesystem")
     report = run_strict(tmp_path, f"node {FS_ENTRY} {{tmp}}", EXAMPLE)
@@ -702,6 +703,7 @@ def test_server_filesystem_deviations_are_exactly_the_expected_ones(tmp_path: Pa
     assert report["summary"]["xfailed"] >= 20, "the server's real deviations show as expected"
 
 
+@pytest.mark.kit_long(75)
 def test_mcp_shell_deviations_are_exactly_the_expected_ones(tmp_path: Path) -> None:
     need_example(SHELL_ENTRY, SHELL_PTY, install=SHELL_INSTALL)
     report = run_strict(tmp_path, shell_command(), SHELL)
@@ -721,6 +723,7 @@ def test_the_shell_mapping_parses_and_runs_in_the_workspace() -> None:
     assert mapping.server.home == "private" and mapping.server.directory == "private"
 
 
+@pytest.mark.kit_long(18)
 def test_mcp_shell_deviations(tmp_path: Path) -> None:
     """Every entry of docs/examples/mcp-shell/expectations.toml, shown by calling the server."""
     need_example(SHELL_ENTRY, SHELL_PTY, install=SHELL_INSTALL)

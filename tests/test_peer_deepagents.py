@@ -320,6 +320,7 @@ def expectations_for(tools: tuple[str, ...], path: Path) -> int:
     return len(lines) // 4
 
 
+@pytest.mark.kit_long(55)
 def test_suite_against_deepagents_is_exactly_as_expected(tmp_path: Path) -> None:
     need_deepagents()
     expected = expectations_for(SUITE_TOOLS, tmp_path / "expectations.toml")

@@ -447,6 +447,7 @@ def _toml(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
+@pytest.mark.kit_long(90)
 def test_strict_run_of_the_migrated_suites(tmp_path: Path) -> None:
     kept = [
         (kind, entry)
@@ -624,6 +625,7 @@ def test_read_empty_text(pi: Pi, tmp_path: Path) -> None:
 # --- edit deviations ------------------------------------------------------------------------
 
 
+@pytest.mark.kit_long(15)
 def test_edit_diff_is_quadratic(lone_pi: Pi, tmp_path: Path) -> None:
     """The file is written at once; the answer waits for a diff that takes about a minute."""
     (tmp_path / "f.txt").write_text("\n" * 20_000)
@@ -854,6 +856,7 @@ def test_grep_no_timeout() -> None:
     assert "setTimeout" not in source and "timeout" not in source.lower()
 
 
+@pytest.mark.kit_long(10)
 def test_grep_huge_context_never_answers(lone_pi: Pi, tmp_path: Path) -> None:
     """A context that spans 200,000 lines: once rg has exited, pi spreads each block into
     ``Array.push``, the call stack overflows inside its async ``close`` handler (an unhandled
