@@ -86,7 +86,17 @@ GROUPS: tuple[Group, ...] = (
         ("write", "mutation_queue"),
         ("test_reference_write_policy.py",),
     ),
-    Group("edit", ("edit",), ("edit", "text_match", "diffing"), ("test_reference_edit_policy.py",)),
+    Group(
+        "edit",
+        ("edit",),
+        ("edit", "text_match", "diffing"),
+        (
+            "test_reference_edit_policy.py",
+            "test_diffing.py",
+            "test_text_match.py",
+            "test_edit_reference.py",
+        ),
+    ),
     Group(
         "search",
         ("grep", "glob"),
@@ -101,6 +111,7 @@ GROUPS: tuple[Group, ...] = (
             "search_paging",
             "search_root",
         ),
+        ("test_reference_search_policy.py", "test_search_units.py"),
     ),
     Group(
         "bash",

@@ -7,6 +7,7 @@ a timed assertion (benchmarks/bench_edit.py measures the time).
 
 from __future__ import annotations
 
+import difflib
 import threading
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,91 @@ def test_patch_and_display_are_cut_at_the_cap() -> None:
     change = diffing.compute(old, new, "f", 4096)
     assert change.patch_truncated and len(change.patch.encode()) <= 4096
     assert change.diff_truncated and len(change.diff.encode()) <= 4096
+
+
+# --- the same shapes as difflib's ------------------------------------------------------------
+# A patch that applies is not enough: a hunk with too little or too much context, a wrong range
+# in its header or a wrongly named opcode still applies. The reference's pieces are difflib's
+# own algorithms over its own shapes, so each is held to difflib exactly.
+
+SEQUENCES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d\n"]), max_size=30)
+
+
+class _Given(difflib.SequenceMatcher[str]):
+    """difflib's grouping applied to opcodes we choose."""
+
+    def __init__(self, codes: list[diffing.Opcode]) -> None:
+        super().__init__(None, [], [])
+        self.codes = codes
+
+    def get_opcodes(self) -> list[diffing.Opcode]:  # type: ignore[override]
+        return list(self.codes)
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=SEQUENCES, b=SEQUENCES, context=st.integers(0, 4))
+def test_hunks_are_grouped_as_difflib_groups_them(a: list[str], b: list[str], context: int) -> None:
+    codes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    for given_codes in (codes, diffing.opcodes(a, b)[0]):
+        ours = list(diffing.grouped(given_codes, context))
+        assert ours == list(_Given(given_codes).get_grouped_opcodes(context))
+
+
+def test_no_opcodes_group_as_no_hunk() -> None:
+    assert list(diffing.grouped([])) == list(_Given([]).get_grouped_opcodes()) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=SEQUENCES, b=SEQUENCES)
+def test_patch_is_difflibs_unified_diff(a: list[str], b: list[str]) -> None:
+    codes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    expected = "".join(difflib.unified_diff(a, b, "f", "f", lineterm="\n"))
+    assert diffing.unified(a, b, codes, "f") == expected.replace("--- f\t\n", "--- f\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=SEQUENCES, b=SEQUENCES, budget=st.sampled_from([diffing.FINE_BUDGET_S, 0.0]))
+def test_opcodes_cover_both_sides_and_say_what_they_do(
+    a: list[str], b: list[str], budget: float
+) -> None:
+    codes, coarse = diffing.opcodes(a, b, budget_s=budget)
+    prefix, suffix = _common_ends(a, b)
+    a_mid, b_mid = a[prefix : len(a) - suffix], b[prefix : len(b) - suffix]
+    assert coarse == (budget == 0.0 and bool(a_mid) and bool(b_mid))
+    i = j = 0
+    for tag, i1, i2, j1, j2 in codes:
+        assert (i1, j1) == (i, j), f"{codes} leave a gap or overlap"
+        assert {
+            "equal": a[i1:i2] == b[j1:j2] and i2 > i1,
+            "replace": i2 > i1 and j2 > j1,
+            "delete": i2 > i1 and j1 == j2,
+            "insert": i1 == i2 and j2 > j1,
+        }[tag], f"{(tag, i1, i2, j1, j2)} does not do what its tag says in {codes}"
+        i, j = i2, j2
+    assert (i, j) == (len(a), len(b)), f"{codes} stop short of the ends"
+    # the common first and last lines are set aside whole; between them, difflib's alignment
+    # (or, out of budget, one hunk)
+    ends = [("equal", 0, prefix, 0, prefix)] if prefix else []
+    tail = [("equal", len(a) - suffix, len(a), len(b) - suffix, len(b))] if suffix else []
+    if coarse:
+        middle = [("replace", prefix, len(a) - suffix, prefix, len(b) - suffix)]
+    else:
+        fine = difflib.SequenceMatcher(None, a_mid, b_mid, autojunk=False).get_opcodes()
+        middle = [
+            (t, i1 + prefix, i2 + prefix, j1 + prefix, j2 + prefix) for t, i1, i2, j1, j2 in fine
+        ]
+    assert codes == ends + middle + tail
+
+
+def _common_ends(a: list[str], b: list[str]) -> tuple[int, int]:
+    """How many first lines, then how many of the remaining last lines, both sides share."""
+    prefix = 0
+    while prefix < min(len(a), len(b)) and a[prefix] == b[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < min(len(a), len(b)) - prefix and a[-1 - suffix] == b[-1 - suffix]:
+        suffix += 1
+    return prefix, suffix
 
 
 def _call(tool: str, cwd: Path, **arguments: Any) -> ToolCall:

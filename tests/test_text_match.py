@@ -83,6 +83,49 @@ def test_disproportionate_thresholds() -> None:
     assert disproportionate("x", "x\n\n\n\n")
 
 
+def _lines(count: int, width: int = 1) -> str:
+    return "\n".join("x" * width for _ in range(count))
+
+
+@pytest.mark.parametrize(
+    ("old", "matched", "refused"),
+    [
+        # by lines: at least max(old + 3, 2 * old) lines is refused, one fewer is not
+        (_lines(1), _lines(4), True),
+        (_lines(1), _lines(3), False),
+        (_lines(2), _lines(5), True),
+        (_lines(2), _lines(4), False),
+        (_lines(5), _lines(10), True),
+        (_lines(5), _lines(9), False),
+        # by length (old of two lines or more): more than max(old + 500, 4 * old) characters,
+        # leading and trailing blanks not counted
+        ("a\nb", "a" + "x" * 501 + "\nb", True),
+        ("a\nb", "a" + "x" * 500 + "\nb", False),
+        ("a\nb", "  a" + "x" * 500 + "\nb  ", False),
+        (_lines(2, 200), _lines(2, 802), True),
+        (_lines(2, 200), _lines(2, 802)[1:], False),
+        # one line asked for is never refused for its length alone
+        ("x", "x" * 5000, False),
+    ],
+    ids=[
+        "1-line-4",
+        "1-line-3",
+        "2-lines-5",
+        "2-lines-4",
+        "5-lines-10",
+        "5-lines-9",
+        "past-500",
+        "at-500",
+        "blanks-uncounted",
+        "past-4x",
+        "at-4x",
+        "one-line-long",
+    ],
+)
+def test_disproportionate_boundaries(old: str, matched: str, refused: bool) -> None:
+    assert disproportionate(old, matched) is refused
+
+
 ALPHABET = st.sampled_from([*"ab \t“”–-\u00a0'\"", "e\u0301", "\u00e9", "ｆ"])
 
 
