@@ -541,7 +541,12 @@ def build_parser() -> argparse.ArgumentParser:
     selfcheck.add_argument(
         "--stdio", action="store_true", help="also serve each alternative over stdio"
     )
-    selfcheck.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
+    selfcheck.add_argument(
+        "--jobs",
+        type=int,
+        help="runs at once (default: four per core, at most 32; most of a run waits on "
+        "timeouts and kill graces)",
+    )
     selfcheck.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON")
     clauses = commands.add_parser("clauses", help="list the spec clauses")
     clauses.add_argument("--tool", help="only this tool's clauses")
