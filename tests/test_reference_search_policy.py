@@ -11,12 +11,15 @@ actionable when it was pinned; ``{ws}`` stands for the workspace's absolute path
 
 from __future__ import annotations
 
+import errno
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from test_reference_write import call, text
+
+from pytest_agenttools.reference_impl import create, search_root
 
 # (id, tool, arguments, code, the whole text)
 CASES: list[tuple[str, str, dict[str, Any], str, str]] = [
@@ -256,3 +259,72 @@ def test_error_code_and_text(
     assert result["isError"], result
     assert result["details"]["error"] == code, result["details"]
     assert text(result) == said.replace("{ws}", str(workspace))
+
+
+# --- roots that cannot be searched -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("tool", ["grep", "glob"])
+def test_a_fifo_root_is_refused_without_opening_it(workspace: Path, tool: str) -> None:
+    os.mkfifo(workspace / "pipe")
+    result = call(tool, workspace, pattern="alpha", path="pipe")
+    assert result["details"] == {"error": "not_regular_file"}
+    assert text(result) == (
+        f"{workspace / 'pipe'} is not a regular file or a directory; {tool} searches files and "
+        "directories."
+    )
+
+
+@pytest.mark.parametrize(
+    ("path", "mode", "said"),
+    [
+        (
+            "sub",
+            os.R_OK | os.X_OK,
+            "Permission denied: cannot list {path}. Search a directory you can read.",
+        ),
+        ("f.txt", os.R_OK, "Permission denied: cannot read {path}."),
+    ],
+    ids=["directory", "file"],
+)
+def test_an_unreadable_root_is_refused(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch, path: str, mode: int, said: str
+) -> None:
+    """Permission bits do not stop root (CI runs as root), so the access check is what says no."""
+    asked: list[tuple[str, int]] = []
+
+    def deny(target: str, wanted: int) -> bool:
+        asked.append((target, wanted))
+        return False
+
+    monkeypatch.setattr(search_root.os, "access", deny)
+    result = call("grep", workspace, pattern="alpha", path=path)
+    monkeypatch.undo()
+    assert result["details"] == {"error": "permission_denied"}, result
+    assert text(result) == said.format(path=workspace / path)
+    assert asked == [(str(workspace / path), mode)]
+
+
+def test_a_root_that_cannot_be_looked_at_names_the_failure(
+    workspace: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = str(workspace / "sub")
+    real_stat = os.stat
+
+    def failing_stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if os.fspath(path) == target:
+            raise OSError(errno.EIO, "Input/output error")
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(search_root.os, "stat", failing_stat)
+    result = call("grep", workspace, pattern="alpha", path="sub")
+    monkeypatch.undo()
+    assert result["details"] == {"error": "io_error"}, result
+    assert text(result) == f"Cannot access {target}: Input/output error."
+
+
+def test_a_root_under_home_is_found_through_the_calls_env(workspace: Path) -> None:
+    env = {"HOME": str(workspace / "sub")}
+    result = create().call("grep", {"pattern": "alpha", "path": "~"}, str(workspace), env=env)
+    assert not result["isError"], result
+    assert result["details"]["observation"]["files"] == ["sub/g.py"]
