@@ -1,7 +1,7 @@
 """bash ends a command by signalling its process group only: no subreaper, no descendant search.
 
 `setsid` children and double-forked daemons live on after a timeout, which is what most agents
-do and what BASH-KILL-04 exists to catch.
+do and what BASH-KILL-04 exists to catch, and after the implementation's shutdown (BASH-SHUT-04).
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pytest_agenttools.reference_impl.bash import BashOps
 from pytest_agenttools.reference_impl.processes import CommandProcess, Exit
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_bash_kill"]
-CAUGHT_BY = {"BASH-KILL-04"}
+SUITE_MODULES = ["test_bash_kill", "test_bash_lifecycle"]
+CAUGHT_BY = {"BASH-KILL-04", "BASH-SHUT-04"}
 
 
 class GroupOnlyProcess:
