@@ -3,22 +3,16 @@ of what a command lost does not say what was removed."""
 
 from typing import Any
 
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
-
-from ._present import observation
+from ._present import Reshaped
 
 SUITE_MODULES = ["test_bash_env"]
 CAUGHT_BY = {"BASH-ENV-06"}
 
 
-class Twice(ReferenceTools):
-    def present(
-        self, tool: str, arguments: Any, cwd: str, result: dict[str, Any]
-    ) -> dict[str, Any]:
-        seen = observation(result)
+class Twice(Reshaped):
+    def reshape(self, tool: str, seen: dict[str, Any], result: dict[str, Any]) -> None:
         if tool in ("bash", "task_output") and seen.get("env_removed"):
             seen["env_removed"] = [*seen["env_removed"], *seen["env_removed"]]
-        return result
 
 
 def create() -> Twice:

@@ -3,22 +3,17 @@ text and the observation, but the result is not an error)."""
 
 from typing import Any
 
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
-
-from ._present import observation
+from ._present import Reshaped
 
 SUITE_MODULES = ["test_bash"]
 CAUGHT_BY = {"BASH-EXIT-05"}
 
 
-class NonzeroOk(ReferenceTools):
-    def present(
-        self, tool: str, arguments: Any, cwd: str, result: dict[str, Any]
-    ) -> dict[str, Any]:
-        code = observation(result).get("exit_code")
+class NonzeroOk(Reshaped):
+    def reshape(self, tool: str, seen: dict[str, Any], result: dict[str, Any]) -> None:
+        code = seen.get("exit_code")
         if tool == "bash" and isinstance(code, int) and code != 0:
             result["isError"] = False
-        return result
 
 
 def create() -> NonzeroOk:

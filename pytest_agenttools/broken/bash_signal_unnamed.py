@@ -3,22 +3,16 @@ the command failed, so nothing tells a kill from a crash."""
 
 from typing import Any
 
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
-
-from ._present import observation
+from ._present import Reshaped
 
 SUITE_MODULES = ["test_bash"]
 CAUGHT_BY = {"BASH-EXIT-06"}
 
 
-class NoSignal(ReferenceTools):
-    def present(
-        self, tool: str, arguments: Any, cwd: str, result: dict[str, Any]
-    ) -> dict[str, Any]:
-        seen = observation(result)
+class NoSignal(Reshaped):
+    def reshape(self, tool: str, seen: dict[str, Any], result: dict[str, Any]) -> None:
         if tool == "bash" and seen.get("signal") and not seen.get("timed_out"):
             seen.pop("signal")
-        return result
 
 
 def create() -> NoSignal:

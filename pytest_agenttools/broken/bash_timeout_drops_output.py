@@ -3,26 +3,20 @@ out" and nothing else, though the output so far is what tells the model where it
 
 from typing import Any
 
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
-
-from ._present import observation
+from ._present import Reshaped
 
 SUITE_MODULES = ["test_bash"]
 CAUGHT_BY = {"BASH-TO-02"}
 
 
-class Dropped(ReferenceTools):
-    def present(
-        self, tool: str, arguments: Any, cwd: str, result: dict[str, Any]
-    ) -> dict[str, Any]:
-        seen = observation(result)
+class Dropped(Reshaped):
+    def reshape(self, tool: str, seen: dict[str, Any], result: dict[str, Any]) -> None:
         if tool in ("bash", "task_output") and seen.get("timed_out"):
             seen["output"] = ""
             for key in ("output_head", "output_tail"):
                 seen.pop(key, None)
             seen["truncated"] = False
             result["content"] = [{"type": "text", "text": "Command timed out."}]
-        return result
 
 
 def create() -> Dropped:
