@@ -152,10 +152,18 @@ def default_cache() -> Path:
     return Path(base) / "agenttools-mutation"
 
 
+#: the dev extras the groups' kit tests need beside the runtime dependencies
+KIT_TEST_NEEDS = ("pyfakefs",)
+
+
 def requirements() -> list[str]:
-    """The kit's runtime dependencies (never the kit itself) plus the pinned mutmut."""
+    """The kit's runtime dependencies (never the kit itself), what the groups' kit tests need
+    from the dev extras (as pinned there), and the pinned mutmut."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    return [*project["dependencies"], MUTMUT]
+    dev = project["optional-dependencies"]["dev"]
+    name = re.compile(r"[A-Za-z0-9_.-]+")
+    needed = [spec for spec in dev if (m := name.match(spec)) and m[0] in KIT_TEST_NEEDS]
+    return [*project["dependencies"], *needed, MUTMUT]
 
 
 def ensure_venv(venv: Path, python: str) -> Path:
@@ -346,7 +354,12 @@ def run_mutmut(venv: Path, stage_dir: Path, cache: Path, group: Group, children:
     # survived them, so those are run again by name after the run
     earlier: list[str] = []
     if (stage_dir / "mutants").is_dir():
-        earlier = [m["name"] for m in collect(venv, stage_dir) if m["status"] not in DETECTED]
+        # (a mutant not checked yet is the main run's to check: only verdicts are re-checked)
+        earlier = [
+            m["name"]
+            for m in collect(venv, stage_dir)
+            if m["status"] not in (*DETECTED, "not checked")
+        ]
     started = time.monotonic()
     with log.open("a", encoding="utf-8") as out:
         out.write(f"\n== {time.strftime('%Y-%m-%d %H:%M:%S')} mutmut run\n")
