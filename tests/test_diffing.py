@@ -213,3 +213,22 @@ def test_cancelled_edit_writes_nothing(tmp_path: Path) -> None:
     result = ReferenceTools().call("edit", arguments, str(tmp_path), cancel=cancel)
     assert result["isError"] and result["details"]["error"] == "aborted"
     assert (tmp_path / "f.txt").read_bytes() == b"one\n"
+
+
+def test_a_patch_exactly_at_the_cap_is_whole() -> None:
+    old, new = "a\n", "b\n"
+    whole = diffing.compute(old, new, "f", 10**6).patch
+    at_cap = diffing.compute(old, new, "f", len(whole.encode()))
+    assert (at_cap.patch, at_cap.patch_truncated) == (whole, False)
+    one_less = diffing.compute(old, new, "f", len(whole.encode()) - 1)
+    assert one_less.patch_truncated and one_less.patch == whole[:-1]
+
+
+def test_a_cut_inside_a_character_drops_the_partial_character() -> None:
+    old, new = "a\n", "é\n"
+    whole = diffing.compute(old, new, "f", 10**6).patch
+    # the cap falls between the two bytes of the last "é"
+    cap = len(whole.encode()) - 2
+    cut = diffing.compute(old, new, "f", cap)
+    assert cut.patch_truncated and cut.patch == whole[:-2]
+    assert len(cut.patch.encode()) == cap - 1
