@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from pytest_agenttools import ToolCall
@@ -106,6 +106,8 @@ class _Given(difflib.SequenceMatcher[str]):
 
 @settings(max_examples=300, deadline=None)
 @given(a=SEQUENCES, b=SEQUENCES, context=st.integers(0, 4))
+# an equal run longer than twice the context, but not three times, splits the hunk
+@example(a=["x\n", *["a\n"] * 8, "y\n"], b=["X\n", *["a\n"] * 8, "Y\n"], context=3)
 def test_hunks_are_grouped_as_difflib_groups_them(a: list[str], b: list[str], context: int) -> None:
     codes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     for given_codes in (codes, diffing.opcodes(a, b)[0]):
