@@ -100,7 +100,7 @@ class _Given(difflib.SequenceMatcher[str]):
         super().__init__(None, [], [])
         self.codes = codes
 
-    def get_opcodes(self) -> list[diffing.Opcode]:  # type: ignore[override]
+    def get_opcodes(self) -> list[diffing.Opcode]:
         return list(self.codes)
 
 
