@@ -6,9 +6,11 @@ where timing or signals matter, the real rg elsewhere).
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -149,10 +151,17 @@ def test_output_cap_drops_torn_record(tmp_path: Path) -> None:
 
 
 def test_timeout_sends_sigterm_then_sigkill(tmp_path: Path) -> None:
-    marker = tmp_path / "terminated"
-    script = f"trap 'touch {marker}' TERM; while true; do sleep 0.05; done"
+    marker, pid_file = tmp_path / "terminated", tmp_path / "pid"
+    script = f"echo $$ > {pid_file}; trap 'touch {marker}' TERM; while true; do sleep 0.05; done"
     start = time.monotonic()
-    found = ripgrep.run(["sh", "-c", script], str(tmp_path), timeout=0.3, max_bytes=100, grace=0.5)
+    try:
+        found = ripgrep.run(
+            ["sh", "-c", script], str(tmp_path), timeout=0.3, max_bytes=100, grace=0.5
+        )
+    finally:
+        # a run that fails to kill (a mutant of ripgrep.run) must not leave the loop behind
+        with contextlib.suppress(ValueError, OSError):
+            os.kill(int(pid_file.read_text()), signal.SIGKILL)
     elapsed = time.monotonic() - start
     assert found.timed_out and found.returncode is not None
     assert marker.exists(), "SIGTERM comes first"
