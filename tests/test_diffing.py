@@ -93,15 +93,17 @@ def test_patch_and_display_are_cut_at_the_cap() -> None:
 SEQUENCES = st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n", "d\n"]), max_size=30)
 
 
-class _Given(difflib.SequenceMatcher[str]):
-    """difflib's grouping applied to opcodes we choose."""
+def _difflib_groups(codes: list[diffing.Opcode], context: int = 3) -> list[list[diffing.Opcode]]:
+    """difflib's own grouping applied to opcodes we choose: a SequenceMatcher returns the
+    opcodes it already holds instead of working them out."""
+    matcher: difflib.SequenceMatcher[str] = difflib.SequenceMatcher(None, [], [])
+    setattr(matcher, "opcodes", list(codes))  # noqa: B010 - not in the type stubs
+    return [list(group) for group in matcher.get_grouped_opcodes(context)]
 
-    def __init__(self, codes: list[diffing.Opcode]) -> None:
-        super().__init__(None, [], [])
-        self.codes = codes
 
-    def get_opcodes(self) -> list[diffing.Opcode]:
-        return list(self.codes)
+def _difflib_opcodes(a: list[str], b: list[str]) -> list[diffing.Opcode]:
+    matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
+    return [(tag, i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes()]
 
 
 @settings(max_examples=300, deadline=None)
@@ -109,22 +111,21 @@ class _Given(difflib.SequenceMatcher[str]):
 # an equal run longer than twice the context, but not three times, splits the hunk
 @example(a=["x\n", *["a\n"] * 8, "y\n"], b=["X\n", *["a\n"] * 8, "Y\n"], context=3)
 def test_hunks_are_grouped_as_difflib_groups_them(a: list[str], b: list[str], context: int) -> None:
-    codes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
-    for given_codes in (codes, diffing.opcodes(a, b)[0]):
-        ours = list(diffing.grouped(given_codes, context))
-        assert ours == list(_Given(given_codes).get_grouped_opcodes(context))
+    for codes in (_difflib_opcodes(a, b), diffing.opcodes(a, b)[0]):
+        assert list(diffing.grouped(codes, context)) == _difflib_groups(codes, context)
 
 
 def test_no_opcodes_group_as_no_hunk() -> None:
-    assert list(diffing.grouped([])) == list(_Given([]).get_grouped_opcodes()) == []
+    assert list(diffing.grouped([])) == _difflib_groups([]) == []
 
 
 @settings(max_examples=300, deadline=None)
 @given(a=SEQUENCES, b=SEQUENCES)
 def test_patch_is_difflibs_unified_diff(a: list[str], b: list[str]) -> None:
-    codes = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
     expected = "".join(difflib.unified_diff(a, b, "f", "f", lineterm="\n"))
-    assert diffing.unified(a, b, codes, "f") == expected.replace("--- f\t\n", "--- f\n")
+    assert diffing.unified(a, b, _difflib_opcodes(a, b), "f") == expected.replace(
+        "--- f\t\n", "--- f\n"
+    )
 
 
 @settings(max_examples=300, deadline=None)
