@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -328,3 +329,12 @@ def test_a_root_under_home_is_found_through_the_calls_env(workspace: Path) -> No
     result = create().call("grep", {"pattern": "alpha", "path": "~"}, str(workspace), env=env)
     assert not result["isError"], result
     assert result["details"]["observation"]["files"] == ["sub/g.py"]
+
+
+@pytest.mark.parametrize(("tool", "pattern"), [("grep", "alpha"), ("glob", "*.txt")])
+def test_a_cancelled_search_says_so(workspace: Path, tool: str, pattern: str) -> None:
+    cancel = threading.Event()
+    cancel.set()
+    result = create().call(tool, {"pattern": pattern}, str(workspace), cancel=cancel)
+    assert result["details"] == {"error": "aborted"}
+    assert text(result) == f"{tool} was cancelled before rg finished."
