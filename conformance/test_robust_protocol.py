@@ -144,6 +144,15 @@ MALFORMED: list[tuple[bytes, tuple[int, ...], tuple[Any, ...]]] = [
     (b'{"id":"x","method":"initialize"}\n', (INVALID,), NULL_OR_X),
     (b'{"jsonrpc":"2.0","id":"x"}\n', (INVALID,), NULL_OR_X),
     (b'{"jsonrpc":"1.0","id":"x","method":"initialize"}\n', (INVALID,), NULL_OR_X),
+    # a line ends at LF only: a CR inside it is one more byte of the line (a reader that also
+    # splits at CR answers twice, and every later answer arrives one request late) ...
+    (b"\xb2J\r\x07\x18\n", (PARSE,), NULL),
+    # ... or, in a request, JSON whitespace
+    (
+        b'{"jsonrpc":"2.0",\r"id":"cr",\r"method":"' + UNKNOWN_METHOD.encode() + b'"}\r\n',
+        (NO_METHOD,),
+        ("cr",),
+    ),
 ]
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -82,3 +83,23 @@ def run_agenttools(
     return subprocess.run(
         [exe, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
     )
+
+
+def strict_report(run: subprocess.CompletedProcess[str], report: Path) -> dict[str, Any]:
+    """The JSON report of a strict run that must have gone exactly as expected.
+
+    A failed run names the tests behind its failure (nodeid, outcome and the end of their
+    message), not only the end of the summary table: a peer's run that fails one time in
+    several under load is otherwise gone with its temp dir before anyone sees why.
+    """
+    data: dict[str, Any] = json.loads(report.read_text()) if report.is_file() else {}
+    odd = [
+        (t["nodeid"], t["outcome"], t.get("expectation"), t.get("message", "")[-800:])
+        for t in data.get("tests", [])
+        if t.get("outcome") in ("failed", "error", "xpassed")
+    ]
+    assert run.returncode == 0, (odd, run.stdout[-3000:], run.stderr[-1000:])
+    summary = data["summary"]
+    assert summary["failed"] == summary["error"] == summary["xpassed"] == 0, (summary, odd)
+    assert data["expectations"]["stale"] == data["expectations"]["unmatched"] == []
+    return data

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import strict_report
 
 from pytest_agenttools.adapters.base import AdapterError, ProtocolError, TransportLimit
 from pytest_agenttools.adapters.mcp import (
@@ -682,12 +683,8 @@ def run_strict(tmp_path: Path, command: str, example: Path) -> dict[str, Any]:
         ],
         cwd=tmp_path, capture_output=True, text=True, timeout=1500,
     )  # fmt: skip
-    report: dict[str, Any] = json.loads((tmp_path / "report.json").read_text())
-    assert proc.returncode == 0, proc.stdout[-6000:]
+    report = strict_report(proc, tmp_path / "report.json")
     assert report["implementation"]["adapter"].startswith("MCP adapter `")
-    summary = report["summary"]
-    assert summary["failed"] == 0 and summary["error"] == 0 and summary["xpassed"] == 0
-    assert report["expectations"]["stale"] == [] and report["expectations"]["unmatched"] == []
     entries = tomllib.loads((example / "expectations.toml").read_text())
     for found in entries.get("xfail", []) + entries.get("skip", []):
         assert len(found["reason"]) > 20, f"{found['id']}: say which server behaviour breaks it"

@@ -10,7 +10,6 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, constants as fsConstants, lstatSync, mkdtempSync, openSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { basename, delimiter, dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { bashObservation, editObservation, grepObservation, readObservation, writeObservation } from "./observe.mjs";
 
@@ -457,6 +456,39 @@ async function wakeAbandonedFifos() {
   }
 }
 
+// The protocol's lines end at LF only. node:readline also ends a line at a lone CR, so a line
+// holding one (JSON whitespace, or a stray byte of a line that is not JSON) was answered twice
+// and every later answer came one request late (ROBUST-LINE-01).
+function readLines(input, onLine, onEnd) {
+  let pending = [];
+  const emit = (parts) => {
+    let text;
+    try {
+      text = Buffer.concat(parts).toString("utf8");
+    } catch (error) {
+      send({ jsonrpc: "2.0", id: null, error: { code: -32700, message: `line too long: ${error.message}` } });
+      return;
+    }
+    onLine(text);
+  };
+  input.on("data", (chunk) => {
+    let start = 0;
+    for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, start)) {
+      pending.push(chunk.subarray(start, at));
+      const parts = pending;
+      pending = [];
+      start = at + 1;
+      emit(parts);
+    }
+    if (start < chunk.length) pending.push(chunk.subarray(start));
+  });
+  input.on("end", () => {
+    if (pending.length) emit(pending);
+    pending = [];
+    onEnd();
+  });
+}
+
 function handleLine(line) {
   if (line.trim() === "") return;
   let msg;
@@ -521,9 +553,7 @@ async function serve() {
   // observation names the file pi itself wrote or searched (pi strips `@`, expands `~` ...).
   ({ resolveToCwd } = await import(new URL("./core/tools/path-utils.js", import.meta.resolve("@mariozechner/pi-coding-agent")).href));
 
-  const rl = createInterface({ input: process.stdin, crlfDelay: Infinity, terminal: false });
-  rl.on("line", handleLine);
-  rl.on("close", () => finish(0));
+  readLines(process.stdin, handleLine, () => finish(0));
   log(`ready (pi ${PI_VERSION}, PI_CODING_AGENT_DIR=${agentDir}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE})`);
 }
 
