@@ -42,9 +42,10 @@ def clause_of(item: pytest.Item) -> str | None:
     return str(marker.args[0]) if marker and marker.args else None
 
 
-def seconds_of(item: pytest.Item) -> float:
-    """How long ``item`` is marked to take (``agenttools_long``); 0 when it is not marked."""
-    marker = item.get_closest_marker(LONG)
+def seconds_of(item: pytest.Item, name: str = LONG) -> float:
+    """How long ``item`` is marked to take (``agenttools_long``, or another marker of the same
+    shape, such as the kit's own ``kit_long``); 0 when it is not marked."""
+    marker = item.get_closest_marker(name)
     return float(marker.args[0]) if marker and marker.args else 0.0
 
 

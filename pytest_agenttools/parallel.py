@@ -19,6 +19,15 @@ SUITE = "pytest_agenttools.conformance"
 EXTRA_AT_MOST = 4
 
 
+def usable_cores() -> int:
+    """The cores this process may run on (its CPU affinity, which a container or ``taskset``
+    narrows), not every core of the machine."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
 def runs_the_suite(config: pytest.Config) -> bool:
     """Every target of this run is (part of) the conformance suite, by name or by path."""
     from .clauses import suite_dir

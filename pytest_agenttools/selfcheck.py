@@ -18,12 +18,12 @@ layout instead of behaviour.
 from __future__ import annotations
 
 import importlib
-import os
 import pkgutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from .parallel import usable_cores
 from .runner import ChildRun, SuiteRun, run_batch, run_in_subprocess
 
 BROKEN_PACKAGE = "pytest_agenttools.broken"
@@ -100,7 +100,7 @@ def default_jobs() -> int:
     """Runs at once: four per core (at most 32). A broken implementation's run mostly waits on
     timeouts and kill graces; on 2 cores the 104 broken runs take 143 s two at a time, 86 s four
     at a time and 81 s eight at a time."""
-    return max(2, min(32, 4 * (os.cpu_count() or 1)))
+    return max(2, min(32, 4 * usable_cores()))
 
 
 def broken_implementations() -> list[str]:

@@ -17,6 +17,7 @@ from hypothesis import settings
 
 from pytest_agenttools.adapters.inprocess import InProcessAdapter
 from pytest_agenttools.adapters.stdio import StdioAdapter
+from pytest_agenttools.markers import seconds_of
 from pytest_agenttools.workspace import RAM_DIR, ram_dir_usable
 
 # The kit's tests make and remove a great many files (suite runs, venvs, skeletons): they go to
@@ -45,12 +46,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests marked ``kit_long`` first, longest first; the rest in their own order."""
-
-    def seconds(item: pytest.Item) -> float:
-        marker = item.get_closest_marker(KIT_LONG)
-        return float(marker.args[0]) if marker else 0.0
-
-    items.sort(key=lambda item: -seconds(item))
+    items.sort(key=lambda item: -seconds_of(item, KIT_LONG))
 
 
 # ``--hypothesis-profile dev`` or ``fuzz`` scales the kit's own properties (hypothesis' default

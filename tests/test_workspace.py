@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -11,7 +13,8 @@ import pytest
 
 from pytest_agenttools import workspace
 from pytest_agenttools.clauses import suite_dir
-from pytest_agenttools.parallel import auto_workers, runs_the_suite
+from pytest_agenttools.parallel import auto_workers, runs_the_suite, usable_cores
+from pytest_agenttools.selfcheck import default_jobs
 
 pytest_plugins = ["pytester"]
 
@@ -120,3 +123,22 @@ def test_only_a_run_of_the_suite_gets_more_workers(monkeypatch: pytest.MonkeyPat
     assert auto_workers(_config("pytest_agenttools.conformance")) == 20
     monkeypatch.setenv("PYTEST_XDIST_AUTO_NUM_WORKERS", "3")
     assert auto_workers(_config("pytest_agenttools.conformance")) is None
+
+
+def test_selfcheck_runs_four_per_usable_core() -> None:
+    """A process narrowed to one core (taskset, a container's cpuset) gets jobs for one core,
+    not for every core of the machine."""
+    script = (
+        "import os\n"
+        "from pytest_agenttools.parallel import usable_cores\n"
+        "from pytest_agenttools.selfcheck import default_jobs\n"
+        "os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})\n"
+        "print(usable_cores(), default_jobs())\n"
+    )
+    narrowed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    )
+    assert narrowed.stdout.split() == ["1", "4"]
+    cores = len(os.sched_getaffinity(0))
+    assert usable_cores() == cores
+    assert default_jobs() == max(2, min(32, 4 * cores))
