@@ -10,6 +10,7 @@ import json
 import os
 import re
 import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -91,6 +92,42 @@ def test_clause_selection_runs_exactly_those_clauses_tests(tmp_path: Path) -> No
     ran = {test["clause"] for test in report["tests"] if test["outcome"] != "skipped"}
     assert ran == {"READ-EOL-01", "WRITE-BOM-01"}, ran
     assert report["summary"]["passed"] >= 2
+
+
+SABOTEUR = """
+import pytest
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    raise AssertionError("sabotaged by an unrelated plugin")
+"""
+
+
+def test_run_loads_only_the_plugins_the_suite_needs(tmp_path: Path) -> None:
+    """An installed plugin (found through its entry point, as pip installs one) fails every
+    test of a plain pytest run, yet a run of the suite gives its verdicts as without it;
+    ``-- -p NAME`` still loads a plugin on purpose."""
+    site = tmp_path / "site"
+    info = site / "saboteur-1.0.dist-info"
+    info.mkdir(parents=True)
+    (site / "saboteur_plugin.py").write_text(SABOTEUR)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: saboteur\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[pytest11]\nsaboteur = saboteur_plugin\n")
+    (tmp_path / "test_plain.py").write_text("def test_fine():\n    pass\n")
+    env = dict(os.environ, PYTHONPATH=str(site))
+    env.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
+    plain = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_plain.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert plain.returncode == 1 and "sabotaged" in plain.stdout, plain.stdout[-1500:]
+    clean = agenttools("run", "--clauses", "READ-EOL-01", cwd=tmp_path, env=env)
+    assert clean.returncode == 0, clean.stdout[-2000:] + clean.stderr
+    assert "sabotaged" not in clean.stdout
+    asked = agenttools(
+        "run", "--clauses", "READ-EOL-01", "--", "-p", "saboteur_plugin", cwd=tmp_path, env=env
+    )
+    assert asked.returncode == 1 and "sabotaged" in asked.stdout, asked.stdout[-2000:]
 
 
 def test_help_says_run_defaults_to_the_reference(tmp_path: Path) -> None:
