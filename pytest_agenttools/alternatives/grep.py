@@ -30,6 +30,8 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ._result import argument, observation, set_text, text_of
+
 Present = Callable[[Any, str, dict[str, Any]], dict[str, Any]]
 ARGUMENTS = (
     "pattern",
@@ -48,32 +50,7 @@ PATH_ERRORS = frozenset(
 )
 
 
-# --- reading a reference result -------------------------------------------------------------
-
-
-def observation(result: Mapping[str, Any]) -> dict[str, Any] | None:
-    found = result.get("details", {}).get("observation")
-    return found if isinstance(found, dict) else None
-
-
-def text_of(result: Mapping[str, Any]) -> str:
-    for block in result.get("content", []):
-        if block.get("type") == "text":
-            return str(block.get("text", ""))
-    return ""
-
-
-def set_text(result: dict[str, Any], text: str) -> dict[str, Any]:
-    for block in result.get("content", []):
-        if block.get("type") == "text":
-            block["text"] = text
-            return result
-    result.setdefault("content", []).insert(0, {"type": "text", "text": text})
-    return result
-
-
-def argument(arguments: Any, name: str) -> Any:
-    return arguments.get(name) if isinstance(arguments, Mapping) else None
+# --- where the search ran ----------------------------------------------------------------
 
 
 def search_root(arguments: Any, cwd: str) -> str:

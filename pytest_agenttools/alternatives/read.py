@@ -30,6 +30,9 @@ from typing import Any
 from ..reference_impl import read as reference_read
 from ..reference_impl import textcodec
 from ..reference_impl.context import CallContext
+from ._result import observation as _observation
+from ._result import set_text as _set_text
+from ._result import text_of as _text
 
 Present = Callable[[Any, str, dict[str, Any]], dict[str, Any]]
 ARGUMENTS = ("path", "offset", "limit", "pages")
@@ -37,27 +40,6 @@ SIZE_NOTE = re.compile(r"\((\d+\.\dK(?:B| chars)) limit\)")
 
 
 # --- reading a reference result -------------------------------------------------------------
-
-
-def _observation(result: Mapping[str, Any]) -> dict[str, Any] | None:
-    found = result.get("details", {}).get("observation")
-    return found if isinstance(found, dict) else None
-
-
-def _text(result: Mapping[str, Any]) -> str:
-    for block in result.get("content", []):
-        if block.get("type") == "text":
-            return str(block.get("text", ""))
-    return ""
-
-
-def _set_text(result: dict[str, Any], text: str) -> dict[str, Any]:
-    for block in result.get("content", []):
-        if block.get("type") == "text":
-            block["text"] = text
-            return result
-    result.setdefault("content", []).insert(0, {"type": "text", "text": text})
-    return result
 
 
 def _notes(result: Mapping[str, Any], observation: Mapping[str, Any]) -> list[str]:
