@@ -16,6 +16,7 @@ import threading
 import time
 from typing import Any
 
+from pytest_agenttools.broken._naive import Naive
 from pytest_agenttools.reference_impl.context import CallContext
 from pytest_agenttools.reference_impl.results import ToolError
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
@@ -116,20 +117,14 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     }
 
 
-class Naive(ReferenceTools):
+class NaiveBash(Naive):
     def __init__(self) -> None:
-        super().__init__(runs={"bash": run})
+        super().__init__("bash", run, line_numbers="arrow")
         self.tools.pop("task_output", None)
-
-    def manifest(self) -> dict[str, Any]:
-        """No limits, no features, no settings, no golden profile: nothing to hide behind."""
-        manifest = super().manifest()
-        manifest.update(features=[], limits={}, settings=[], output={"line_numbers": "arrow"})
-        return manifest
 
     def shutdown(self) -> None:
         """Nothing of bash's: the naive tool keeps no track of what it started."""
 
 
 def create() -> ReferenceTools:
-    return Naive()
+    return NaiveBash()

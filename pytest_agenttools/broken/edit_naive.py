@@ -6,10 +6,10 @@ with a JavaScript-style `replace` (`$&` expands), writes the text back in place.
 import re
 from typing import Any
 
+from pytest_agenttools.broken._naive import Naive
 from pytest_agenttools.reference_impl import paths
 from pytest_agenttools.reference_impl.context import CallContext
 from pytest_agenttools.reference_impl.results import ToolError, text_result
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_edit", "test_edit_text", "test_edit_properties"]
 CAUGHT_BY = {
@@ -61,14 +61,5 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     return text_result(f"Edited {path}.", observation=observation)
 
 
-class Naive(ReferenceTools):
-    def manifest(self) -> dict[str, Any]:
-        """No limits, no features, no settings, no golden profile: nothing to hide behind."""
-        manifest = super().manifest()
-        manifest.update(features=[], limits={}, settings=[])
-        manifest["output"] = {"line_numbers": manifest["output"]["line_numbers"]}
-        return manifest
-
-
 def create() -> Naive:
-    return Naive(runs={"edit": run})
+    return Naive("edit", run)

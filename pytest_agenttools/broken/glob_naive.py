@@ -6,9 +6,9 @@ import glob
 import os
 from typing import Any
 
+from pytest_agenttools.broken._naive import Naive
 from pytest_agenttools.reference_impl.context import CallContext
 from pytest_agenttools.reference_impl.results import ToolError, text_result
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_glob_filters", "test_glob_limits"]
 CAUGHT_BY = {"GLOB-SENS-01", "GLOB-SENS-03", "GLOB-CAP-01", "GLOB-TIME-01"}
@@ -48,16 +48,5 @@ def naive_glob(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     return text_result(text, observation=observation)
 
 
-class NaiveGlob(ReferenceTools):
-    def __init__(self) -> None:
-        super().__init__(runs={"glob": naive_glob})
-
-    def manifest(self) -> dict[str, Any]:
-        """No limits, no features, no settings: nothing that could excuse a clause."""
-        manifest = super().manifest()
-        manifest.update(features=[], limits={}, settings=[])
-        return manifest
-
-
-def create() -> NaiveGlob:
-    return NaiveGlob()
+def create() -> Naive:
+    return Naive("glob", naive_glob, keep_output=True)

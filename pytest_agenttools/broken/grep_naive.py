@@ -6,9 +6,9 @@ import os
 import re
 from typing import Any
 
+from pytest_agenttools.broken._naive import Naive
 from pytest_agenttools.reference_impl.context import CallContext
 from pytest_agenttools.reference_impl.results import ToolError, text_result
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_grep_filters", "test_grep_paging", "test_grep_limits"]
 CAUGHT_BY = {
@@ -70,17 +70,5 @@ def naive_grep(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     return text_result(text, observation=observation)
 
 
-class NaiveGrep(ReferenceTools):
-    def __init__(self) -> None:
-        super().__init__(runs={"grep": naive_grep})
-
-    def manifest(self) -> dict[str, Any]:
-        """No limits, no features, no settings: nothing that could excuse a clause."""
-        manifest = super().manifest()
-        manifest.update(features=[], limits={}, settings=[])
-        manifest["output"] = {"line_numbers": "none"}
-        return manifest
-
-
-def create() -> NaiveGrep:
-    return NaiveGrep()
+def create() -> Naive:
+    return Naive("grep", naive_grep, line_numbers="none")

@@ -12,12 +12,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from pytest_agenttools.broken._naive import Naive
 from pytest_agenttools.reference_impl import fsport, paths
 from pytest_agenttools.reference_impl.arguments import check
 from pytest_agenttools.reference_impl.context import CallContext
 from pytest_agenttools.reference_impl.read import PARAMS, number_line
 from pytest_agenttools.reference_impl.results import ToolError, text_result
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_read", "test_read_paging"]
 CAUGHT_BY = {
@@ -73,17 +73,5 @@ def naive_read(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     return text_result(body or "(empty file)", observation=observation)
 
 
-class Naive(ReferenceTools):
-    def __init__(self) -> None:
-        super().__init__(runs={"read": naive_read})
-
-    def manifest(self) -> dict[str, Any]:
-        """No limits, no features, no settings, no golden profile: nothing to hide behind."""
-        manifest = super().manifest()
-        manifest.update(features=[], limits={}, settings=[])
-        manifest["output"] = {"line_numbers": manifest["output"]["line_numbers"]}
-        return manifest
-
-
 def create() -> Naive:
-    return Naive()
+    return Naive("read", naive_read)

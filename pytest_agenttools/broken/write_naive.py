@@ -11,10 +11,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from pytest_agenttools.broken._naive import Naive
 from pytest_agenttools.reference_impl import paths
 from pytest_agenttools.reference_impl.context import CallContext
 from pytest_agenttools.reference_impl.results import ToolError, text_result
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_write", "test_write_properties"]
 CAUGHT_BY = {
@@ -48,17 +48,5 @@ def naive_write(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     )
 
 
-class Naive(ReferenceTools):
-    def __init__(self) -> None:
-        super().__init__(runs={"write": naive_write})
-
-    def manifest(self) -> dict[str, Any]:
-        """No limits, no features, no settings, no golden profile: nothing to hide behind."""
-        manifest = super().manifest()
-        manifest.update(features=[], limits={}, settings=[])
-        manifest["output"] = {"line_numbers": manifest["output"]["line_numbers"]}
-        return manifest
-
-
 def create() -> Naive:
-    return Naive()
+    return Naive("write", naive_write)
