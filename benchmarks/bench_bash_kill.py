@@ -12,7 +12,6 @@ Target (issue 5): under grace + 0.5 s.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import sys
@@ -22,6 +21,7 @@ import time
 from pathlib import Path
 
 import psutil
+from measure import publish
 
 from pytest_agenttools.reference_impl import create
 
@@ -104,10 +104,7 @@ def main() -> int:
         "target_s": ns.grace + 0.5,
         "cpus": os.cpu_count(),
     }
-    print(json.dumps(numbers, indent=2))
-    if ns.json:
-        with open(ns.json, "w", encoding="utf-8") as handle:
-            json.dump(numbers, handle, indent=2)
+    publish(numbers, ns.json)
     return 0
 
 

@@ -14,7 +14,6 @@ Targets (issue 5): within 2x of the baseline, under 100 MB peak; (issue 12) the 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import statistics
 import subprocess
@@ -22,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from measure import child_output, median_seconds
+from measure import child_output, median_seconds, publish
 
 CHILD = """
 import os, resource, sys
@@ -87,10 +86,7 @@ def main() -> int:
         "idle_call_peak_rss_mib": round(idle / 1024, 1),
         "cpus": os.cpu_count(),
     }
-    print(json.dumps(numbers, indent=2))
-    if ns.json:
-        with open(ns.json, "w", encoding="utf-8") as handle:
-            json.dump(numbers, handle, indent=2)
+    publish(numbers, ns.json)
     return 0
 
 

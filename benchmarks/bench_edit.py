@@ -21,6 +21,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from measure import publish
+
 CHILD = """
 import json, resource, sys, time
 from pytest_agenttools.reference_impl import create
@@ -151,10 +153,7 @@ def main() -> int:
             rounds=ns.rounds,
         )
         numbers.update(pathological(Path(tmp), ns.rounds))
-    for key, value in numbers.items():
-        print(f"{key:36} {value}")
-    if ns.json:
-        Path(ns.json).write_text(json.dumps(numbers, indent=2) + "\n")
+    publish(numbers, ns.json, width=36)
     return 0
 
 

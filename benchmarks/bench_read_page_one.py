@@ -10,14 +10,13 @@ Targets (issue 2): within 3x of head, under 100 MB peak.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from measure import child_output, median_seconds
+from measure import child_output, median_seconds, publish
 
 from pytest_agenttools.fixtures.builders import make_text_file
 from pytest_agenttools.reference_impl import create
@@ -73,10 +72,7 @@ def main() -> int:
             "peak_rss_import_only_mib": round(rss_idle, 1),
             "rounds": ns.rounds,
         }
-    for key, value in numbers.items():
-        print(f"{key:26} {value}")
-    if ns.json:
-        Path(ns.json).write_text(json.dumps(numbers, indent=2) + "\n")
+    publish(numbers, ns.json, width=26)
     return 0
 
 

@@ -18,6 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from measure import publish
+
 CHILD = """
 import json, resource, sys, time
 from pytest_agenttools.reference_impl import create
@@ -80,10 +82,7 @@ def main() -> int:
             write_peak_rss_mib=round(max(peaks), 1),
             rounds=ns.rounds,
         )
-    for key, value in numbers.items():
-        print(f"{key:26} {value}")
-    if ns.json:
-        Path(ns.json).write_text(json.dumps(numbers, indent=2) + "\n")
+    publish(numbers, ns.json, width=26)
     return 0
 
 

@@ -6,11 +6,14 @@ a noisy machine where an absolute time would not.
 
 from __future__ import annotations
 
+import json
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
 
 
 def samples(action: Callable[[], object], rounds: int) -> list[float]:
@@ -34,3 +37,16 @@ def child_output(code: str, *args: str) -> str:
         [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True
     )
     return done.stdout
+
+
+def publish(numbers: Mapping[str, Any], json_path: str | None, *, width: int = 0) -> None:
+    """Print ``numbers`` (one ``key value`` row each, keys padded to ``width``; as JSON when
+    ``width`` is 0) and write them to ``json_path`` as JSON when given."""
+    text = json.dumps(numbers, indent=2) + "\n"
+    if width:
+        for key, value in numbers.items():
+            print(f"{key:{width}} {value}")
+    else:
+        print(text, end="")
+    if json_path:
+        Path(json_path).write_text(text, encoding="utf-8")
