@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+import shlex
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -119,8 +121,11 @@ def broken_run(name: str, *, all_clauses: bool = False, extra_args: Sequence[str
     clauses in its ``SUITE_MODULES`` (every clause of those modules with ``all_clauses``, to
     see what else catches it)."""
     module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
+    # a broken server (broken/_served.py) is reached over stdio only
+    served = getattr(module, "SERVED", False)
     return SuiteRun(
-        impl=f"{BROKEN_PACKAGE}.{name}:create",
+        impl=None if served else f"{BROKEN_PACKAGE}.{name}:create",
+        cmd=f"{shlex.quote(sys.executable)} -m {BROKEN_PACKAGE}.{name}" if served else None,
         modules=tuple(getattr(module, "SUITE_MODULES", ())),
         clauses=None if all_clauses else ",".join(sorted(module.CAUGHT_BY)),
         # a broken implementation only needs the verdict: hypothesis need not shrink the

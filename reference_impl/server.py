@@ -368,25 +368,29 @@ def serve(
     *,
     exit_process: bool = False,
     max_line_bytes: int = MAX_LINE_BYTES,
+    server_class: type[Server] = Server,
+    lines: Callable[[BinaryIO, int], Iterator[bytes | TooLong]] = read_lines,
 ) -> int:
     """Serve ``tools`` (any in-process implementation; the reference by default) on stdio.
 
     With ``exit_process`` (the ``agenttools serve`` command) SIGTERM and SIGHUP clean up as end
     of input does, errors are logged to stderr, and the process exits even if a call ignores
-    its cancel (after cleaning up under it).
+    its cancel (after cleaning up under it). ``server_class`` and ``lines`` (how the input is
+    cut into lines) are the protocol layer's parts a variant swaps (the broken servers of
+    ``agenttools selfcheck``).
     """
     if exit_process:
         logging.basicConfig(stream=sys.stderr, format="agenttools serve: %(message)s")
         for signum in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, _on_signal)
     source = stdin if stdin is not None else sys.stdin.buffer
-    server = Server(
+    server = server_class(
         tools if tools is not None else ReferenceTools(),
         stdout or sys.stdout.buffer,
         max_line_bytes,
     )
     try:
-        for line in read_lines(source, max_line_bytes):
+        for line in lines(source, max_line_bytes):
             if not server.handle_line(line) or server.out_closed:
                 break
     except _Stop:

@@ -7,9 +7,20 @@ run executes only the tests of the clauses that must catch it.
 
 from __future__ import annotations
 
+import importlib
+import json
+import shlex
+import subprocess
+
 import pytest
 
-from pytest_agenttools.selfcheck import Kill, broken_implementations, render, run_selfcheck
+from pytest_agenttools.selfcheck import (
+    Kill,
+    broken_implementations,
+    broken_run,
+    render,
+    run_selfcheck,
+)
 
 BROKEN = broken_implementations()
 TOOLS = sorted({name.split("_")[0] for name in BROKEN})
@@ -54,7 +65,7 @@ def test_the_batches_hold_every_broken_implementation_once() -> None:
 #: about how long one batch of each tool takes on 2 busy cores (bash's wait out timeouts and
 #: kill graces, read's FIFO opener its 20 s call bounds), so that the long ones start first
 #: (tests/conftest.py)
-BATCH_SECONDS = {"bash": 40, "read": 45, "edit": 30, "grep": 20, "robust": 3}
+BATCH_SECONDS = {"bash": 40, "read": 45, "edit": 30, "grep": 20, "robust": 25}
 
 
 @pytest.mark.parametrize(
@@ -106,3 +117,31 @@ def test_declaring_less_never_scores_better(name: str) -> None:
     assert must_core and all(spec[c].conformance_level == CORE for c in must_core), (
         f"{name} must be caught by core MUST clauses; CAUGHT_BY: {sorted(module.CAUGHT_BY)}"
     )
+
+
+SERVED = [
+    name
+    for name in BROKEN
+    if getattr(importlib.import_module(f"pytest_agenttools.broken.{name}"), "SERVED", False)
+]
+
+
+def test_broken_servers_are_run_over_stdio_and_serve() -> None:
+    """A broken server's defect is in the protocol layer, which only a run over stdio reaches;
+    each starts and answers ``initialize`` (one that could not start would fail every clause
+    and so look caught)."""
+    assert len(SERVED) >= 5, SERVED
+    for name in SERVED:
+        run = broken_run(name)
+        assert run.impl is None and run.cmd, name
+        request = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
+        proc = subprocess.Popen(shlex.split(run.cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            assert proc.stdin and proc.stdout
+            proc.stdin.write(request)
+            proc.stdin.flush()
+            answer = json.loads(proc.stdout.readline() or b"null")
+        finally:
+            proc.kill()  # one of them never ends by itself: that is its defect
+            proc.wait(30)
+        assert answer and answer["id"] == 1 and "manifest" in answer["result"], name

@@ -9,5 +9,8 @@ An optional ``SUITE_MODULES`` (e.g. ``["test_write"]``) runs only those suite mo
 optional ``PYTEST_ARGS`` adds options to that run (a short ``--agenttools-call-timeout`` for a
 defect that shows as a missed deadline). A broken implementation is the reference with one part
 swapped through its constructor (an operations port, a tool's ``run``, the ``present`` hook, the
-mutation queue); no module is patched.
+mutation queue); no module is patched. A broken server (``SERVED = True``, see ``_served.py``)
+has its defect in the stdio protocol layer (how lines are read, which messages get answers,
+when the process ends): selfcheck runs it as ``python -m pytest_agenttools.broken.NAME`` over
+stdio, which is the only way to reach that layer.
 """

@@ -1,0 +1,21 @@
+"""Parses each line outside the loop's guard: the first line that is not JSON ends the process
+with a traceback, and every call in flight is lost with it."""
+
+from pytest_agenttools.broken._served import create, serve_broken
+from pytest_agenttools.reference_impl.server import Server, TooLong, parse
+
+SERVED = True
+SUITE_MODULES = ["test_robust_protocol"]
+CAUGHT_BY = {"ROBUST-LINE-01"}
+__all__ = ["create"]
+
+
+class DiesOnBadLine(Server):
+    def handle_line(self, line: bytes | TooLong) -> bool:
+        if not isinstance(line, TooLong) and line.strip():
+            parse(line)  # a ValueError leaves the read loop
+        return super().handle_line(line)
+
+
+if __name__ == "__main__":
+    serve_broken(DiesOnBadLine)
