@@ -126,8 +126,13 @@ def expand_braces(pattern: str, limit: int = MAX_ALTERNATIVES) -> list[str]:
     """``a{b,c}d`` -> ``[abd, acd]`` (nested, left to right); unbalanced braces stay literal."""
     start = -1
     depth = 0
+    escaped = False
     for index, char in enumerate(pattern):
+        if escaped:  # the character after a backslash is literal, a brace too
+            escaped = False
+            continue
         if char == "\\":
+            escaped = True
             continue
         if char == "{":
             if depth == 0:
@@ -153,9 +158,23 @@ def expand_braces(pattern: str, limit: int = MAX_ALTERNATIVES) -> list[str]:
     return [pattern]
 
 
+def _single_stars(segment: str) -> str:
+    """``segment`` with each run of unescaped stars made one star: inside a segment ``**`` and
+    ``***`` are ``*`` (bash and minimatch span directories only with a whole-segment ``**``)."""
+    out: list[str] = []
+    escaped = after_star = False
+    for char in segment:
+        star = char == "*" and not escaped
+        if not (star and after_star):
+            out.append(char)
+        after_star = star
+        escaped = not escaped and char == "\\"
+    return "".join(out)
+
+
 def _segment(segment: str, dot: bool) -> str:
     """One path segment (no ``/``) as a regex; ``**`` inside a segment is ``*``."""
-    body = _translate(segment.replace("**", "*")) if segment else ""
+    body = _translate(_single_stars(segment)) if segment else ""
     if not dot and not segment.startswith("."):
         return r"(?!\.)" + body
     return body

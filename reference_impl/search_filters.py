@@ -125,16 +125,21 @@ def glob_arguments(
     if bulky:
         ordered += bulky_globs()
     ordered += sensitive_globs()
-    argv = [f"--type-add={SELECTION_TYPE}:{globmatch.name_part(g)}" for g in wanted]
+    # rg reads a colon in a type definition as its own syntax (``name:include:other``): a
+    # name with one is selected by ``?`` here and checked exactly by path_filter
+    argv = [
+        f"--type-add={SELECTION_TYPE}:{globmatch.name_part(g).replace(':', '?')}" for g in wanted
+    ]
     if wanted:
         argv.append(f"--type={SELECTION_TYPE}")
     return argv + [f"--glob={glob}" for glob in ordered]
 
 
 def path_filter(user_globs: Sequence[str]) -> Callable[[bytes], bool] | None:
-    """A check on rg's relative paths for inclusion globs with ``/`` (None when not needed)."""
+    """A check on rg's relative paths for inclusion globs with ``/`` or ``:`` (None when not
+    needed: rg's file type selected exactly)."""
     wanted = [g for g in user_globs if not g.startswith("!")]
-    if not any(globmatch.has_slash(g) for g in wanted):
+    if not any(globmatch.has_slash(g) or ":" in g for g in wanted):
         return None
     compiled = [globmatch.compile_glob(g) for g in wanted]
 

@@ -347,3 +347,53 @@ def test_a_capped_page_gives_both_notes(many: Path) -> None:
         "\n".join(shown) + "\n\n" + CAPPED_NOTE + "\n[Showing files 1-2 of 5. Use offset=2 to "
         "continue.]"
     )
+
+
+# --- names the selection cannot hand to rg as they are ----------------------------------------
+
+
+@pytest.fixture
+def colons(tmp_path: Path) -> Path:
+    """Names with a colon, one of them rg's own type syntax (``include:txt``), beside files that
+    such a glob must not select."""
+    (tmp_path / "sub").mkdir()
+    for name in ("include:txt", "a.txt", "sub/a:b.txt", "sub/x.txt", "sub/axb.txt"):
+        (tmp_path / name).write_text("needle\n")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("pattern", "paths"),
+    [
+        ("include:txt", ["include:txt"]),
+        ("a:b.txt", ["sub/a:b.txt"]),
+        ("*:*", ["include:txt", "sub/a:b.txt"]),
+        ("sub/*:*", ["sub/a:b.txt"]),
+    ],
+)
+def test_a_colon_in_a_glob_is_part_of_the_name(
+    colons: Path, pattern: str, paths: list[str]
+) -> None:
+    """rg reads a colon in a file-type definition as its own syntax (``include:txt`` would pull
+    in every ``*.txt``, ``a:b`` would be refused): glob and grep's ``glob`` select exactly the
+    names the pattern gives."""
+    tools = create()
+    assert sorted(listed(tools.call("glob", {"pattern": pattern}, str(colons)))) == paths
+    found = tools.call(
+        "grep", {"pattern": "needle", "glob": pattern, "output_mode": "files_with_matches"},
+        str(colons),
+    )  # fmt: skip
+    assert not found["isError"], found
+    assert sorted(found["details"]["observation"]["files"]) == paths
+
+
+@pytest.mark.parametrize("dialect", ["bash", "minimatch"])
+def test_an_escaped_brace_names_the_file_itself(tmp_path: Path, dialect: str) -> None:
+    for name in ("{a,b}.txt", "a.txt", "b.txt"):
+        (tmp_path / name).write_text("x\n")
+    tools = with_port(GlobOps(dialect))
+    assert listed(tools.call("glob", {"pattern": "\\{a,b}.txt"}, str(tmp_path))) == ["{a,b}.txt"]
+    assert sorted(listed(tools.call("glob", {"pattern": "{a,b}.txt"}, str(tmp_path)))) == [
+        "a.txt",
+        "b.txt",
+    ]

@@ -91,7 +91,11 @@ def test_name_part(pattern: str, name: str) -> None:
 
 # (pattern, dot, paths it matches, paths it does not match) in the bash/minimatch dialects
 ANCHORED: list[tuple[str, bool, list[str], list[str]]] = [
-    ("***", False, ["a", "a\nb"], [".a"]),
+    # a run of stars inside a segment is one star: only a whole-segment ** spans directories
+    ("***", False, ["a", "a\nb"], [".a", "a/b", "sub/c.txt"]),
+    ("a***b", False, ["ab", "axb"], ["a/b", "ax/yb"]),
+    ("x/***/y", False, ["x/a/y"], ["x/y", "x/a/b/y"]),
+    ("a\\**", False, ["a*", "a*x"], ["ax", "a*/x"]),  # an escaped star, then a wildcard
     ("a//b", False, [], ["a/XXXX/b", "a/x/b", "a/b"]),
     ("a//b", True, [], ["a/XXXX/b", "a/x/b"]),
     ("src/", False, [], ["src", "src/a", "src/XXXX"]),
@@ -110,6 +114,9 @@ def test_anchored_glob(pattern: str, dot: bool, matches: list[str], refuses: lis
     ("pattern", "expanded"),
     [
         ("x\\y{a,b}", ["x\\ya", "x\\yb"]),  # a backslash escapes y, not the braces after it
+        ("\\{a,b}.txt", ["\\{a,b}.txt"]),  # an escaped brace opens no group
+        ("{a,\\}b}", ["a", "\\}b"]),  # nor does an escaped one close it
+        ("\\\\{a,b}", ["\\\\a", "\\\\b"]),  # an escaped backslash escapes nothing more
         ("{x}{a,b}", ["{x}a", "{x}b"]),  # a group of one stays as written
         ("{a,b}{a,b}", ["aa", "ab", "ba", "bb"]),
         ("{a,a}", ["a"]),
