@@ -23,7 +23,14 @@ from .arguments import Param, check
 from .context import CallContext
 from .results import ToolError, text_result
 from .search_ops import GlobOps
-from .search_paging import Page, check_offset_limit, observed_path, page_of, shown_name
+from .search_paging import (
+    Page,
+    check_offset_limit,
+    decoded_name,
+    observed_path,
+    page_of,
+    shown_name,
+)
 
 FEATURES = (
     "glob.default_excludes",
@@ -132,7 +139,7 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     chosen, page = page_of(names, offset, limit, limits["glob.max_results"])  # GLOB-CAP-01
     details: dict[str, Any] = {"root": root.path, "sort": order, **page.details()}
     details["observation"] = _observation(
-        [observed_path(root.directory, shown_name(name), ctx.cwd) for name in chosen],
+        [observed_path(root.directory, decoded_name(name), ctx.cwd) for name in chosen],
         page,
         found.capped,
     )

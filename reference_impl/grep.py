@@ -25,7 +25,14 @@ from .arguments import Param, check
 from .context import CallContext
 from .results import ToolError, text_result
 from .search_ops import GrepOps
-from .search_paging import Page, check_offset_limit, observed_path, page_of, shown_name
+from .search_paging import (
+    Page,
+    check_offset_limit,
+    decoded_name,
+    observed_path,
+    page_of,
+    shown_name,
+)
 
 FEATURES = (
     "grep.content",
@@ -254,7 +261,7 @@ class _Where:
     cancel: threading.Event
 
     def observed(self, name: bytes) -> str:
-        return observed_path(self.directory, shown_name(name), self.cwd)
+        return observed_path(self.directory, decoded_name(name), self.cwd)
 
     def check_cancel(self, index: int) -> None:
         if index % CANCEL_EVERY == 0 and self.cancel.is_set():
@@ -291,7 +298,7 @@ def _count(
     cap: int,
     keep: Callable[[bytes], bool] | None,
 ) -> Found:
-    counts = [c for c in _counts(found.records(b"\n")) if keep is None or keep(c[0])]
+    counts = [c for c in _counts(_whole_names(found.records(b"\n"))) if keep is None or keep(c[0])]
     chosen, page = page_of(counts, offset, limit, cap)
     return Found(
         [f"{shown_name(name)}:{n}" for name, n in chosen],
@@ -299,6 +306,25 @@ def _count(
         {"counts": [{"path": where.observed(name), "count": n} for name, n in chosen]},
         {"total_matches": sum(n for _, n in counts)},
     )
+
+
+def _whole_names(records: Sequence[bytes]) -> list[bytes]:
+    """rg's ``name NUL rest`` records, split at LF, with a name that holds an LF put back
+    together: the pieces before the piece with the NUL (or with rg's binary-file note) belong
+    to its name. Split as they come, a file named ``x\nb.txt`` is reported as ``b.txt``, and
+    a name can then pass for another file's match."""
+    whole: list[bytes] = []
+    pending: list[bytes] = []
+    for record in records:
+        if b"\0" in record or BINARY_MATCH in record:
+            whole.append(b"\n".join([*pending, record]))
+            pending = []
+        elif record == b"--":  # a group separator of context mode
+            whole += [*pending, record]
+            pending = []
+        else:
+            pending.append(record)
+    return whole
 
 
 def _counts(records: Sequence[bytes]) -> list[tuple[bytes, int]]:
@@ -333,12 +359,12 @@ def _content(
     """Matching lines as results; context lines come along with the matches they surround."""
     files: dict[bytes, dict[int, tuple[bool, bytes]]] = {}
     binary: list[bytes] = []
-    for index, record in enumerate(found.records(b"\n")):
+    for index, record in enumerate(_whole_names(found.records(b"\n"))):
         where.check_cancel(index)
         name, sep, rest = record.partition(b"\0")
         if not sep:
             if BINARY_MATCH in record:  # a file named by path that holds NUL bytes
-                binary.append(record.partition(b": ")[0])
+                binary.append(record.rpartition(b": ")[0])  # the name may hold ": "
             continue  # or a "--" group separator
         if keep is not None and not keep(name):
             continue  # a path the user's globs do not select
@@ -388,7 +414,7 @@ def _content(
             "to see them whole.]"
         )
     if binary and not matches:
-        extra["binary_matches"] = [shown_name(name) for name in binary]
+        extra["binary_matches"] = [decoded_name(name) for name in binary]
         extra["note"] = (
             f"[{shown_name(binary[0])} is a binary file: it matches, but its lines are not shown "
             "as text.]"

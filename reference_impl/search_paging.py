@@ -96,10 +96,17 @@ def newest_first(root: bytes, names: Sequence[bytes]) -> list[bytes]:
     return sorted(names, key=key)
 
 
-def shown_name(raw: bytes) -> str:
-    """A path as the model sees it: UTF-8, with each undecodable byte shown as U+FFFD
+def decoded_name(raw: bytes) -> str:
+    """A path as the observation carries it: UTF-8, with each undecodable byte as U+FFFD
     (GREP-PATH-03, GLOB-NAME-01)."""
     return raw.decode("utf-8", "replace")
+
+
+def shown_name(raw: bytes) -> str:
+    """A path as the text shows it: :func:`decoded_name` with a line break in the name written
+    as ``\\n`` or ``\\r``, so that one name stays on one line and cannot pass for another
+    result."""
+    return decoded_name(raw).replace("\n", "\\n").replace("\r", "\\r")
 
 
 def observed_path(directory: str, name: str, cwd: str) -> str:

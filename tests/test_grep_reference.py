@@ -539,3 +539,46 @@ def test_the_context_window_is_given_the_calls_cancel(tree: Path) -> None:
     result = tools.call("grep", arguments, str(tree), cancel=cancel)
     assert result["details"] == {"error": "aborted"}
     assert text(result) == "grep was cancelled."
+
+
+# --- names rg's output cannot carry as they are ----------------------------------------------
+
+
+@pytest.fixture
+def odd_names(tmp_path: Path) -> Path:
+    """A file whose name holds a line break and ': ', and a binary file whose name holds ': '."""
+    (tmp_path / "7\nz.txt").write_text("alpha\n")
+    (tmp_path / "b.txt").write_text("alpha\n")
+    (tmp_path / "a: b.bin").write_bytes(b"al\0pha\n")
+    return tmp_path
+
+
+def test_a_name_with_a_line_break_is_one_result_in_every_mode(odd_names: Path) -> None:
+    """Split at each line break of rg's output, the file ``7\\nz.txt`` was reported as
+    ``z.txt``; the observation names it exactly, and the text keeps it on one line."""
+    content = grep_in(odd_names, pattern="alpha", output_mode="content", glob="*.txt")
+    assert [(line["path"], line["line"]) for line in observed(content)["lines"]] == [
+        ("7\nz.txt", 1),
+        ("b.txt", 1),
+    ]
+    assert text(content) == "7\\nz.txt:1:alpha\nb.txt:1:alpha"
+    counted = grep_in(odd_names, pattern="alpha", output_mode="count", glob="*.txt")
+    assert observed(counted)["counts"] == [
+        {"path": "7\nz.txt", "count": 1},
+        {"path": "b.txt", "count": 1},
+    ]
+    assert text(counted).splitlines()[:2] == ["7\\nz.txt:1", "b.txt:1"]
+    files = grep_in(odd_names, pattern="alpha", glob="*.txt")
+    assert sorted(observed(files)["files"]) == ["7\nz.txt", "b.txt"]  # newest first
+    assert sorted(text(files).split("\n")) == ["7\\nz.txt", "b.txt"]
+    listed = call("glob", odd_names, None, pattern="*.txt")
+    assert sorted(listed["details"]["observation"]["paths"]) == ["7\nz.txt", "b.txt"]
+    assert sorted(text(listed).split("\n")) == ["7\\nz.txt", "b.txt"]
+
+
+def test_a_binary_file_named_with_a_colon_and_space_keeps_its_whole_name(odd_names: Path) -> None:
+    found = grep_in(odd_names, pattern="pha", path="a: b.bin", output_mode="content")
+    assert found["details"]["binary_matches"] == ["a: b.bin"]
+    assert text(found) == (
+        "[a: b.bin is a binary file: it matches, but its lines are not shown as text.]"
+    )
