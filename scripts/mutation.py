@@ -112,7 +112,13 @@ GROUPS: tuple[Group, ...] = (
             "search_paging",
             "search_root",
         ),
-        ("test_reference_search_policy.py", "test_search_units.py"),
+        (
+            "test_reference_search_policy.py",
+            "test_search_units.py",
+            "test_globmatch.py",
+            "test_glob_reference.py",
+            "test_grep_reference.py",
+        ),
     ),
     Group(
         "bash",
