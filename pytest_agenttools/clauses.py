@@ -327,9 +327,12 @@ def render_markdown(
     spec: Spec,
     tests: Mapping[str, list[str]],
     implementations: Mapping[str, list[str]] | None = None,
+    broken: Mapping[str, list[str]] | None = None,
 ) -> str:
-    """docs/spec.md, generated: every clause with its level, text, rationale, tests and code."""
+    """docs/spec.md, generated: every clause with its level, text, rationale, tests, code and
+    the broken implementations its tests catch (the proof that they can fail)."""
     impl = implementations or {}
+    caught = broken or {}
     out = [f"# The agent tools specification, version {spec.version}", "", spec.intro, ""]
     out += _registry_tables(spec)
     tools = list(dict.fromkeys(c.tool for c in spec.clauses))
@@ -361,6 +364,9 @@ def render_markdown(
             code = impl.get(c.id, [])
             if code:
                 out += ["*Reference:* " + ", ".join(f"`{p}`" for p in code), ""]
+            copies = caught.get(c.id, [])
+            if copies:
+                out += ["*Caught broken copies:* " + ", ".join(f"`{b}`" for b in copies), ""]
     return "\n".join(out).rstrip() + "\n"
 
 

@@ -276,7 +276,11 @@ def _clauses(ns: argparse.Namespace) -> int:
             limits={k: v for k, v in spec.limits.items() if v.tool == ns.tool},
         )
     if ns.markdown:
-        sys.stdout.write(render_markdown(spec, clause_test_index(), implementation_index()))
+        from .selfcheck import caught_index
+
+        sys.stdout.write(
+            render_markdown(spec, clause_test_index(), implementation_index(), caught_index())
+        )
         return 0
     for clause in spec.clauses:
         needs = f"  [{', '.join(clause.features)}]" if clause.features else ""

@@ -110,6 +110,16 @@ def broken_implementations() -> list[str]:
     return sorted(m.name for m in pkgutil.iter_modules(package.__path__) if m.name[0] != "_")
 
 
+def caught_index() -> dict[str, list[str]]:
+    """Map clause id to the broken implementations that its tests must catch (``CAUGHT_BY``)."""
+    index: dict[str, list[str]] = {}
+    for name in broken_implementations():
+        module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
+        for ident in module.CAUGHT_BY:
+            index.setdefault(ident, []).append(name)
+    return index
+
+
 def alternative_implementations() -> list[str]:
     from .alternatives import STYLES
 

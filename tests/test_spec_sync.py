@@ -14,12 +14,13 @@ from pytest_agenttools.clauses import (
     render_markdown,
     suite_dir,
 )
+from pytest_agenttools.selfcheck import caught_index
 
 REPO = Path(__file__).parent.parent
 
 
 def test_docs_spec_is_generated_from_the_spec_files() -> None:
-    expected = render_markdown(load(), clause_test_index(), implementation_index())
+    expected = render_markdown(load(), clause_test_index(), implementation_index(), caught_index())
     actual = (REPO / "docs" / "spec.md").read_text(encoding="utf-8")
     assert actual == expected, (
         "docs/spec.md is out of date; regenerate it with "
