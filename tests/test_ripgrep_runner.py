@@ -255,21 +255,27 @@ def test_a_capped_run_stopped_past_its_deadline_is_capped_not_timed_out(tmp_path
 
 
 def test_a_cancel_during_the_run_is_seen_within_a_tenth_of_a_second(tmp_path: Path) -> None:
-    """The child says it started through a FIFO; the cancel follows at once. The run's
-    deadline (1 s) is far off, so a run that looks at the cancel switch often enough stops
-    cancelled, not timed out."""
-    fifo, pid_file = tmp_path / "started", tmp_path / "pid"
+    """The cancel comes while the run waits on rg's streams (the child watches this thread's
+    kernel wait channel, for at most 0.5 s, then says so through a FIFO). The deadline (1 s)
+    is far off, so a run that looks at the cancel switch often enough stops cancelled, not
+    timed out."""
+    fifo, pid_file = tmp_path / "waiting", tmp_path / "pid"
     os.mkfifo(fifo)
     cancel = threading.Event()
 
-    def cancel_once_started() -> None:
-        with fifo.open("rb") as started:
-            started.read(1)
+    def cancel_once_waiting() -> None:
+        with fifo.open("rb") as waiting:
+            waiting.read(1)
         cancel.set()
 
-    watcher = threading.Thread(target=cancel_once_started, daemon=True)
+    watcher = threading.Thread(target=cancel_once_waiting, daemon=True)
     watcher.start()
-    script = f"echo $$ > {pid_file}; echo > {fifo}; exec sleep 30"
+    wchan = f"/proc/{os.getpid()}/task/{threading.get_native_id()}/wchan"
+    script = (
+        f"echo $$ > {pid_file}; i=0; while [ $i -lt 50 ]; do "
+        f'case "$(cat {wchan} 2>/dev/null)" in *poll*|*select*) break;; esac; '
+        f"sleep 0.01; i=$((i+1)); done; echo > {fifo}; exec sleep 30"
+    )
     with group_reaper(pid_file):
         found = ripgrep.run(
             ["sh", "-c", script], str(tmp_path), timeout=1.0, max_bytes=100, cancel=cancel
