@@ -118,6 +118,8 @@ GROUPS: tuple[Group, ...] = (
             "test_globmatch.py",
             "test_glob_reference.py",
             "test_grep_reference.py",
+            "test_ripgrep_runner.py",
+            "test_search_helpers.py",
         ),
     ),
     Group(
