@@ -28,15 +28,16 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 SUITE = "pytest_agenttools.conformance"
-#: the pytest plugins a run of the suite loads (by module): the kit's own, xdist (``-n``),
-#: hypothesis (its profiles and the example database) and syrupy (golden snapshots)
-SUITE_PLUGINS = (
-    "pytest_agenttools.plugin",
-    "xdist.plugin",
-    "xdist.looponfail",
-    "_hypothesis_pytestplugin",
-    "syrupy",
-)
+#: the pytest plugins a run of the suite loads, by module, each with the name its entry point
+#: registers (what ``-p no:NAME`` blocks): the kit's own, xdist (``-n``), hypothesis (its
+#: profiles and the example database) and syrupy (golden snapshots)
+SUITE_PLUGINS = {
+    "pytest_agenttools.plugin": "agenttools",
+    "xdist.plugin": "xdist",
+    "xdist.looponfail": "xdist.looponfail",
+    "_hypothesis_pytestplugin": "hypothesispytest",
+    "syrupy": "syrupy",
+}
 
 
 @dataclass(frozen=True)
@@ -77,7 +78,7 @@ class SuiteRun:
             # times out tests must not change a verdict, and importing unrelated plugins in
             # every xdist worker cost about 0.9 s of CPU each (more with `-- -p NAME`)
             "--disable-plugin-autoload",
-            *(arg for name in _installed(SUITE_PLUGINS) for arg in ("-p", name)),
+            *(arg for name in _plugins(self.extra) for arg in ("-p", name)),
             # a partial run (-k, --tools) leaves goldens of other tests unused, not stale
             "--snapshot-warn-unused",
         ]
@@ -106,19 +107,33 @@ class SuiteRun:
         return args + list(self.extra)
 
 
-def _installed(modules: Sequence[str]) -> list[str]:
-    """The plugin modules that can be imported here (xdist may have been removed: the suite
-    then runs in one process, as pytest does without it)."""
+def _plugins(extra: Sequence[str]) -> list[str]:
+    """The suite's plugin modules to load: those installed here (xdist may have been removed:
+    the suite then runs in one process, as pytest does without it) and not blocked by the
+    caller's own ``-p no:NAME`` (``-- -p no:xdist``)."""
     import importlib.util
 
+    blocked = {arg[3:] for arg in _p_values(extra) if arg.startswith("no:")}
     found = []
-    for name in modules:
-        try:
-            if importlib.util.find_spec(name) is not None:
-                found.append(name)
-        except ImportError:  # a dotted name whose package is missing
-            pass
+    for module, name in SUITE_PLUGINS.items():
+        if name in blocked or module in blocked or module.split(".")[0] in blocked:
+            continue
+        # the top-level name only: finding a submodule would import its package first, and
+        # pytest could then no longer rewrite the plugin's asserts
+        if importlib.util.find_spec(module.split(".")[0]) is not None:
+            found.append(module)
     return found
+
+
+def _p_values(args: Sequence[str]) -> list[str]:
+    """The values of every ``-p`` option in ``args`` (``-p NAME`` and ``-pNAME``)."""
+    values = []
+    for index, arg in enumerate(args):
+        if arg == "-p" and index + 1 < len(args):
+            values.append(args[index + 1])
+        elif arg.startswith("-p") and len(arg) > 2:
+            values.append(arg[2:])
+    return values
 
 
 @contextlib.contextmanager

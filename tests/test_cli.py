@@ -290,3 +290,20 @@ def test_call_prints_one_raw_result(tmp_path: Path) -> None:
     assert json.loads(unknown.stdout)["protocol_error"]["code"] == -32602
     bad = agenttools("call", "read", "{path", cwd=tmp_path)
     assert bad.returncode == 2 and "not JSON" in bad.stderr
+
+
+def test_a_plugin_the_caller_blocks_is_not_loaded() -> None:
+    """``-- -p no:NAME`` (by entry-point name, module or package) keeps one of the suite's
+    plugins out; the others still load."""
+    from pytest_agenttools.runner import SUITE_PLUGINS, SuiteRun
+
+    def loaded(*extra: str) -> list[str]:
+        args = SuiteRun(extra=extra).args()
+        return [args[i + 1] for i, arg in enumerate(args) if arg == "-p" and i + 1 < len(args)]
+
+    everything = list(SUITE_PLUGINS)
+    assert loaded()[: len(everything)] == everything
+    assert not {"xdist.plugin", "xdist.looponfail"} & set(loaded("-p", "no:xdist"))
+    assert "_hypothesis_pytestplugin" not in loaded("-pno:hypothesispytest")
+    assert "syrupy" not in loaded("-p", "no:syrupy")
+    assert "pytest_agenttools.plugin" in loaded("-p", "no:xdist")
