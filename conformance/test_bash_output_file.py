@@ -77,10 +77,17 @@ def test_full_output_file_is_bounded(tools: ToolClient, ws: Workspace) -> None:
     applied = tools.configure(**{"bash.output_file_max_bytes": 256 * 1024})
     declared = tools.limit("bash.output_file_max_bytes")
     cap = int(applied.get("bash.output_file_max_bytes", declared.value if declared else 0)) or None
-    printed = cap * 4 if cap is not None else 1 << 30
     if cap is None:  # a 1 GiB probe only where the view is bounded: else it floods memory
         first = bash_obs(expect_ok(tools.call("bash", command=EIGHT_MIB)))
         assert first.truncated, "8 MiB of output shown whole: the view is not bounded"
+        _check_bounded_file(tools, 1 << 30, None)
+        return
+    # just past the cap (a file cut only once it is far over its cap is still over it), and far
+    for printed in (cap + cap // 4, cap * 4):
+        _check_bounded_file(tools, printed, cap)
+
+
+def _check_bounded_file(tools: ToolClient, printed: int, cap: int | None) -> None:
     command = f"yes 0123456789abcdef | head -c {printed}"
     obs = bash_obs(expect_ok(tools.call("bash", command=command, timeout=300)))
     assert obs.truncated and obs.full_output_path, f"the view should be cut: {dict(obs.raw)!r:.300}"

@@ -319,9 +319,9 @@ class OutputCapture:
             with contextlib.suppress(OSError):
                 os.close(self._pipe)
             with self._lock:
-                if self._window_start is not None and self._file_len > (
-                    self._head + self._note + self._window
-                ):
+                # BASH-OUT-08: an ended command's file is within its budget, also when the
+                # output passed the budget without reaching the next compaction
+                if self._file_len > self._head + self._note + self._window:
                     with contextlib.suppress(OSError):
                         self._compact()
                 with contextlib.suppress(OSError):

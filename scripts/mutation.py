@@ -134,6 +134,7 @@ GROUPS: tuple[Group, ...] = (
             "rm_shim",
             "command_analysis",
         ),
+        ("test_output_capture.py", "test_bash_units.py"),
     ),
     Group(
         "shared",

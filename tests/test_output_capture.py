@@ -362,6 +362,30 @@ def test_compacted_once_the_file_holds_a_window_too_many(tmp_path: Path) -> None
         capture.discard()
 
 
+def test_output_just_past_the_cap_is_cut_to_it_once_ended(tmp_path: Path) -> None:
+    """700 bytes through a 640-byte budget: short of head + note + 2 windows (800), so no
+    compaction while it runs, yet the ended command's file must be within its budget
+    (BASH-OUT-08): the first 320, the note, the last 160."""
+    data = _data(700, seed=3)
+    capture = _captured(tmp_path, data, 640)
+    try:
+        assert capture.file_truncated and capture.available_from == 540
+        assert Path(capture.path).read_bytes() == data[:320] + _note(220, 320, 160) + data[540:]
+        assert os.path.getsize(capture.path) == 640
+    finally:
+        capture.discard()
+
+
+def test_output_of_exactly_the_cap_is_kept_whole(tmp_path: Path) -> None:
+    data = _data(640, seed=4)
+    capture = _captured(tmp_path, data, 640)
+    try:
+        assert not capture.file_truncated
+        assert Path(capture.path).read_bytes() == data
+    finally:
+        capture.discard()
+
+
 def test_output_within_the_cap_is_kept_exactly_while_running(tmp_path: Path) -> None:
     """BASH-OUT-07: 600 bytes under a 640-byte cap stay exact, running and after."""
     data = _data(600, seed=3)
