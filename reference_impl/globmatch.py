@@ -158,23 +158,11 @@ def expand_braces(pattern: str, limit: int = MAX_ALTERNATIVES) -> list[str]:
     return [pattern]
 
 
-def _single_stars(segment: str) -> str:
-    """``segment`` with each run of unescaped stars made one star: inside a segment ``**`` and
-    ``***`` are ``*`` (bash and minimatch span directories only with a whole-segment ``**``)."""
-    out: list[str] = []
-    escaped = after_star = False
-    for char in segment:
-        star = char == "*" and not escaped
-        if not (star and after_star):
-            out.append(char)
-        after_star = star
-        escaped = not escaped and char == "\\"
-    return "".join(out)
-
-
 def _segment(segment: str, dot: bool) -> str:
-    """One path segment (no ``/``) as a regex; ``**`` inside a segment is ``*``."""
-    body = _translate(_single_stars(segment)) if segment else ""
+    """One path segment (no ``/``) as a regex. A whole-segment ``**`` never gets here; inside a
+    segment :func:`_translate` reads any run of stars as ``*`` (``***`` too: collapsing its
+    first two stars first would have left a ``**`` that spans directories)."""
+    body = _translate(segment) if segment else ""
     if not dot and not segment.startswith("."):
         return r"(?!\.)" + body
     return body

@@ -582,3 +582,13 @@ def test_a_binary_file_named_with_a_colon_and_space_keeps_its_whole_name(odd_nam
     assert text(found) == (
         "[a: b.bin is a binary file: it matches, but its lines are not shown as text.]"
     )
+
+
+def test_a_name_with_a_carriage_return_stays_on_its_line(tmp_path: Path) -> None:
+    (tmp_path / "c\rd.txt").write_text("alpha\n")
+    found = grep_in(tmp_path, pattern="alpha", output_mode="content")
+    assert observed(found)["lines"][0]["path"] == "c\rd.txt"
+    assert text(found) == "c\\rd.txt:1:alpha"
+    listed = call("glob", tmp_path, None, pattern="*.txt")
+    assert listed["details"]["observation"]["paths"] == ["c\rd.txt"]
+    assert text(listed) == "c\\rd.txt"
