@@ -69,7 +69,9 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
-@pytest.hookimpl(optionalhook=True)
+# tryfirst: the hook takes the first answer, and xdist's own always answers; which plugin
+# registered last must not decide (`agenttools run` loads this one before xdist)
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     from .parallel import auto_workers
 

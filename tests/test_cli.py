@@ -307,3 +307,22 @@ def test_a_plugin_the_caller_blocks_is_not_loaded() -> None:
     assert "_hypothesis_pytestplugin" not in loaded("-pno:hypothesispytest")
     assert "syrupy" not in loaded("-p", "no:syrupy")
     assert "pytest_agenttools.plugin" in loaded("-p", "no:xdist")
+
+
+def test_run_with_n_auto_starts_the_suites_worker_count(tmp_path: Path) -> None:
+    """``agenttools run -- -n auto`` gets the suite's count (xdist's plus as many again, at most
+    four more), whatever order the plugins were loaded in; a plain run keeps xdist's count."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_AUTO_NUM_WORKERS"}
+    (tmp_path / "test_plain.py").write_text("def test_fine():\n    pass\n")
+    plain = subprocess.run(
+        [sys.executable, "-m", "pytest", "-n", "auto", "-p", "no:cacheprovider", "test_plain.py"],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    found = re.search(r"created: (\d+)/\d+ workers", plain.stdout)
+    assert found, plain.stdout[-1500:]
+    cores = int(found.group(1))
+    run = agenttools(
+        "run", "--clauses", "READ-EOL-01", "--", "-n", "auto", "-v", cwd=tmp_path, env=env
+    )
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert f"created: {cores + min(cores, 4)}/" in run.stdout, run.stdout[:1500]
