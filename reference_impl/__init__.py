@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from .toolbox import ReferenceTools
 
 
-def create(limits: Mapping[str, int] | None = None) -> ReferenceTools:
+def create(limits: Mapping[str, float] | None = None) -> ReferenceTools:
     return ReferenceTools(limits)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_reference_write import call, text
@@ -111,7 +112,7 @@ def test_glob_error_reason(message: str, reason: str) -> None:
 def test_too_long_arguments(
     tmp_path: Path, tool: str, arguments: dict[str, str], said: str
 ) -> None:
-    result = call(tool, tmp_path, **arguments)
+    result = call(tool, tmp_path, None, **arguments)
     assert result["details"] == {"error": "invalid_argument"}
     assert text(result) == said
 
@@ -276,8 +277,8 @@ def test_observed_path_of_the_parent_directory_is_absolute() -> None:
 # --- SearchOps.run ----------------------------------------------------------------------------
 
 
-def ops_run(argv: list[str], cwd: Path, **given: object) -> ripgrep.RgRun:
-    options: dict[str, object] = {"timeout": 20, "max_bytes": 1000, "cancel": None, "env": None}
+def ops_run(argv: list[str], cwd: Path, **given: Any) -> ripgrep.RgRun:
+    options: dict[str, Any] = {"timeout": 20, "max_bytes": 1000, "cancel": None, "env": None}
     options.update(given)
     return search_ops.SearchOps().run(argv, str(cwd), **options)
 
