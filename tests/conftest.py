@@ -94,8 +94,13 @@ def strict_report(run: subprocess.CompletedProcess[str], report: Path) -> dict[s
         for t in data.get("tests", [])
         if t.get("outcome") in ("failed", "error", "xpassed")
     ]
-    assert run.returncode == 0, (odd, run.stdout[-3000:], run.stderr[-1000:])
+    named = "\n\n".join(
+        f"{nodeid} {outcome} ({expected}):\n{message}" for nodeid, outcome, expected, message in odd
+    )
+    if run.returncode != 0:
+        pytest.fail(f"{named}\n\n{run.stdout[-3000:]}\n{run.stderr[-1000:]}", pytrace=False)
     summary = data["summary"]
-    assert summary["failed"] == summary["error"] == summary["xpassed"] == 0, (summary, odd)
+    if summary["failed"] or summary["error"] or summary["xpassed"]:
+        pytest.fail(f"{summary}\n\n{named}", pytrace=False)
     assert data["expectations"]["stale"] == data["expectations"]["unmatched"] == []
     return data

@@ -11,6 +11,7 @@ import importlib
 import json
 import shlex
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -126,7 +127,7 @@ SERVED = [
 ]
 
 
-def test_broken_servers_are_run_over_stdio_and_serve() -> None:
+def test_broken_servers_are_run_over_stdio_and_serve(tmp_path: Path) -> None:
     """A broken server's defect is in the protocol layer, which only a run over stdio reaches;
     each starts and answers ``initialize`` (one that could not start would fail every clause
     and so look caught)."""
@@ -135,7 +136,11 @@ def test_broken_servers_are_run_over_stdio_and_serve() -> None:
         run = broken_run(name)
         assert run.impl is None and run.cmd, name
         request = b'{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}\n'
-        proc = subprocess.Popen(shlex.split(run.cmd), stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        # started elsewhere than the repository root, as selfcheck starts them
+        command = shlex.split(run.cmd)
+        proc = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, cwd=tmp_path
+        )
         try:
             assert proc.stdin and proc.stdout
             proc.stdin.write(request)

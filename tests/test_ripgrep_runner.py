@@ -168,11 +168,14 @@ def test_rg_never_reads_the_callers_stdin(tmp_path: Path) -> None:
     expected = ["a.txt"]
     here = create().call("grep", {"pattern": "needle"}, str(tmp_path))
     assert here["details"]["observation"]["files"] == expected
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    # the installed kit, as this interpreter has it (from the repository root, the source
+    # tree's pytest_agenttools/ would shadow an installed, non-editable kit)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run(
         [sys.executable, "-c", _GREP_WITH_A_PIPE_ON_STDIN, str(tmp_path)],
         input=b"",  # a pipe, closed at once: an rg reading it finds nothing there
         capture_output=True,
+        cwd=tmp_path,
         env=env,
         timeout=60,
         check=True,
