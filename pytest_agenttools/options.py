@@ -58,7 +58,8 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
     (
         "call-timeout",
         "agenttools_call_timeout",
-        "seconds to wait for one call before the adapter gives up (default 60)",
+        "seconds to wait for one call before the adapter gives up (default 60); no test's "
+        "call waits longer",
         "float",
     ),
     (

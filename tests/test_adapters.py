@@ -5,6 +5,7 @@ from __future__ import annotations
 import shlex
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ import pytest
 from conftest import REFERENCE_STDIO
 
 from pytest_agenttools import AdapterError, ProtocolError, ToolCall
+from pytest_agenttools.adapters.base import wait_within
 from pytest_agenttools.adapters.inprocess import InProcessAdapter
 from pytest_agenttools.adapters.stdio import StdioAdapter
 
@@ -87,6 +89,27 @@ def test_garbage_on_stdout_is_reported(fake: StdioAdapter) -> None:
 def test_hang_is_cut_at_the_deadline(fake: StdioAdapter) -> None:
     with pytest.raises(AdapterError, match="no answer to hang"):
         fake.call(call("hang"), timeout=0.5)
+
+
+def test_a_test_may_shorten_a_deadline_never_lengthen_it() -> None:
+    due = time.monotonic() + 100
+    assert wait_within(100, due, 5) == (5, 5)
+    for asked in (None, 100, 500):
+        shown, wait = wait_within(100, due, asked)
+        assert shown == 100 and 90 < wait <= 100, asked
+    assert wait_within(100, time.monotonic() - 1, 5) == (100, 0.0), "past due: no wait at all"
+
+
+def test_the_call_timeout_bounds_a_longer_allowance(tmp_path: Path) -> None:
+    """A run with a short --agenttools-call-timeout (selfcheck's hanging broken copies) must not
+    wait out a test's own longer allowance."""
+    adapter = InProcessAdapter("pytest_agenttools.reference_impl:create", call_timeout=0.5)
+    adapter.start()
+    try:
+        with pytest.raises(AdapterError, match=r"no result within 0.5 s"):
+            adapter.call(call("bash", tmp_path, command="sleep 30"), timeout=60)
+    finally:
+        adapter.close()
 
 
 def test_an_answer_to_the_deadline_cancel_is_not_an_answer(fake: StdioAdapter) -> None:

@@ -8,6 +8,7 @@ the manifest merge are decided here once, not in each adapter.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
@@ -97,6 +98,20 @@ def deadline_for(call: ToolCall, call_timeout: float) -> float:
         # compared before any float(): an integer beyond the float range must not overflow
         return call_timeout + float(min(extra, MAX_EXTRA_WAIT))
     return call_timeout
+
+
+def wait_within(deadline: float, due: float, timeout: float | None) -> tuple[float, float]:
+    """(the deadline to name, the seconds left to wait) for a call armed with ``deadline`` and
+    due at monotonic ``due``, asked for its result within ``timeout``.
+
+    A test may give a call less time than its deadline (an answer due promptly), never more: the
+    configured ``--agenttools-call-timeout`` bounds every wait, so a run with a short one (the
+    broken implementations that hang) waits no test's longer allowance out.
+    """
+    left = max(0.0, due - time.monotonic())
+    if timeout is None or timeout >= left:
+        return deadline, left
+    return timeout, timeout
 
 
 def manifest_from_initialize(

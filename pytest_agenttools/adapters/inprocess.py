@@ -30,6 +30,7 @@ from .base import (
     deadline_for,
     manifest_from_initialize,
     result_from_wire,
+    wait_within,
 )
 
 REFERENCE_FACTORY = "pytest_agenttools.reference_impl:create"
@@ -109,10 +110,7 @@ class _Pending:
 
     def result(self, timeout: float | None = None) -> ToolResult:
         """The result; without ``timeout``, within the call's deadline (armed at submit)."""
-        if timeout is None:
-            shown, wait = self._deadline, max(0.0, self._due - time.monotonic())
-        else:
-            shown = wait = timeout
+        shown, wait = wait_within(self._deadline, self._due, timeout)
         try:
             return self._future.result(wait)
         except FutureTimeout:
@@ -207,8 +205,7 @@ class InProcessAdapter:
         return _Pending(future, cancel, deadline_for(call, self.call_timeout), self.describe())
 
     def call(self, call: ToolCall, timeout: float | None = None) -> ToolResult:
-        wait = timeout if timeout is not None else deadline_for(call, self.call_timeout)
-        return self.submit(call).result(wait)
+        return self.submit(call).result(timeout)
 
     def request(self, method: str, params: Any = None) -> Any:
         """An extra protocol method: ``impl.request(method, params)``, else ``impl.method(name)``.

@@ -49,6 +49,7 @@ from .base import (
     call_params,
     deadline_for,
     result_from_wire,
+    wait_within,
 )
 from .mcp_mapping import (
     CWD_PLACEHOLDER,
@@ -338,10 +339,7 @@ class _Pending:
     def result(self, timeout: float | None = None) -> ToolResult:
         """The result; without ``timeout``, within the call's deadline (armed at submit, as in
         the other adapters)."""
-        if timeout is None:
-            deadline, wait = self._deadline, max(0.0, self._due - time.monotonic())
-        else:
-            deadline = wait = timeout
+        deadline, wait = wait_within(self._deadline, self._due, timeout)
         target = self._adapter.target(self._call.tool)
         try:
             result = self._future.result(wait)

@@ -57,6 +57,7 @@ from .base import (
     deadline_for,
     manifest_from_initialize,
     result_from_wire,
+    wait_within,
 )
 
 INITIALIZE_TIMEOUT = 30.0
@@ -439,10 +440,7 @@ class _Pending:
 
     def result(self, timeout: float | None = None) -> ToolResult:
         """The answer; without ``timeout``, within the call's deadline (armed at submit)."""
-        if timeout is None:
-            deadline, wait = self._deadline, max(0.0, self._due - time.monotonic())
-        else:
-            deadline = wait = timeout
+        deadline, wait = wait_within(self._deadline, self._due, timeout)
         try:
             raw = self._future.result(wait)
         except FutureTimeout:

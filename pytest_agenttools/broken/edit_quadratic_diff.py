@@ -12,7 +12,7 @@ from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 SUITE_MODULES = ["test_edit_bounds"]
 CAUGHT_BY = {"EDIT-BOUND-01"}
 #: the calls it fails wait for the kit's deadline; a short one keeps the self-check quick
-PYTEST_ARGS = ["--agenttools-call-timeout=10"]
+PYTEST_ARGS = ["--agenttools-call-timeout=3"]
 
 
 def common_lines(a: list[str], b: list[str], cancel: threading.Event | None) -> int:

@@ -10,6 +10,8 @@ from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
 SUITE_MODULES = ["test_grep_limits"]
 CAUGHT_BY = {"GREP-INPUT-01"}
+#: the calls it fails wait for the kit's deadline; a short one keeps the self-check quick
+PYTEST_ARGS = ["--agenttools-call-timeout=3"]
 
 
 class WalksTheRange(GrepOps):
