@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 
+IN_MODIFY = 0x2
 IN_OPEN = 0x20
 IN_MOVED_TO = 0x80
 IN_CREATE = 0x100
@@ -196,22 +197,36 @@ def watch_opens(path: str) -> Iterator[Callable[[float], bool]]:
 
 
 @contextlib.contextmanager
-def watch_new_entries(directory: str) -> Iterator[Callable[[float], bool]]:
+def watch_new_entries(
+    directory: str, *, or_written: bool = False
+) -> Iterator[Callable[[float], bool]]:
     """Yield ``wait(timeout) -> bool``: true once a new entry (a temp file, the target) has
-    appeared in ``directory`` after the watch began."""
-    watcher = _inotify(directory, IN_CREATE | IN_MOVED_TO)
+    appeared in ``directory`` after the watch began; with ``or_written``, also once an entry
+    already there was written to (a write in place has begun: there is nothing to wait for)."""
+    mask = IN_CREATE | IN_MOVED_TO | (IN_MODIFY if or_written else 0)
+    watcher = _inotify(directory, mask)
     if watcher is not None:
         try:
-            yield lambda timeout: watcher.wait(IN_CREATE | IN_MOVED_TO, timeout)
+            yield lambda timeout: watcher.wait(mask, timeout)
         finally:
             watcher.close()
         return
-    before = set(os.listdir(directory))
+
+    def look() -> dict[str, tuple[int, int]]:
+        seen: dict[str, tuple[int, int]] = {}
+        for entry in os.scandir(directory):
+            with contextlib.suppress(OSError):
+                info = entry.stat(follow_symlinks=False)
+                seen[entry.name] = (info.st_size, info.st_mtime_ns) if or_written else (0, 0)
+        return seen
+
+    before = look()
 
     def poll(timeout: float) -> bool:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if set(os.listdir(directory)) - before:
+            now = look()
+            if set(now) - set(before) or any(now[k] != before[k] for k in now.keys() & before):
                 return True
             time.sleep(0.0005)
         return False

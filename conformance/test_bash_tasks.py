@@ -71,12 +71,14 @@ def test_task_output_is_incremental(tools: ToolClient, ws: Workspace) -> None:
 @clause("BASH-BG-05")
 @long(1)
 def test_background_timeout_ends_task(tools: ToolClient, ws: Workspace) -> None:
-    fast(tools)
+    grace = fast(tools)
     command = "echo $$ >> pids; sleep 60 & echo $! >> pids; wait"
     started = tools.call("bash", command=command, run_in_background=True, timeout=1)
     task_id = task_id_of(started)
     assert bash_obs(started).timeout_s == 1, "the task's observation should give its timeout"
-    _, results = drain(tools, task_id)
+    # ended by its timeout and the kill grace, with room for a loaded machine; a task that runs
+    # on (its 60 s sleep) fails here, not after the default 30 s of polling
+    _, results = drain(tools, task_id, timeout=1 + grace + 5)
     last = bash_obs(results[-1])
     assert last.timed_out and not last.running, f"task_output should say timed_out: {last.raw}"
     expect_no_survivor(ws.root, "background timeout")

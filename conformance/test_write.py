@@ -402,10 +402,10 @@ def test_cancelled_write_leaves_old_or_new(tools: ToolClient, ws: Workspace) -> 
     target = ws.put("c.txt", old)
     with (
         TornStateWatcher(str(target), [old, new]) as watcher,
-        watch_new_entries(str(ws.root)) as appeared,
+        watch_new_entries(str(ws.root), or_written=True) as began,
     ):
         pending = tools.submit("write", path="c.txt", content=new.decode())
-        appeared(10.0)
+        began(10.0)  # a temp file appears, or the file itself is written in place
         pending.cancel()
         result = pending.result(120)
     final = ws.get("c.txt")
