@@ -218,8 +218,7 @@ def _selfcheck(ns: argparse.Namespace) -> int:
         broken_implementations,
         render,
         render_alternatives,
-        run_alternatives,
-        run_selfcheck,
+        run_both,
     )
 
     broken = [n for n in ns.only if n in broken_implementations()] if ns.only else None
@@ -231,16 +230,15 @@ def _selfcheck(ns: argparse.Namespace) -> int:
             f"{', '.join(broken_implementations())}; alternatives: "
             f"{', '.join(alternative_implementations())}"
         )
-    kills = (
-        []
-        if ns.alternatives_only or (ns.only and not broken)
-        else run_selfcheck(broken, jobs=ns.jobs)
-    )
-    rows = []
-    if not ns.broken_only and not (ns.only and not alternatives):
-        rows = run_alternatives(alternatives, jobs=ns.jobs)
-        if ns.stdio:
-            rows += run_alternatives(alternatives, stdio=True, jobs=ns.jobs)
+    if ns.alternatives_only or (ns.only and not broken):
+        broken = []
+    elif broken is None:
+        broken = broken_implementations()
+    if ns.broken_only or (ns.only and not alternatives):
+        alternatives = []
+    elif alternatives is None:
+        alternatives = alternative_implementations()
+    kills, rows = run_both(broken, alternatives, stdio=ns.stdio, jobs=ns.jobs)
     if kills:
         print("\n".join(render(kills)))
     if rows:

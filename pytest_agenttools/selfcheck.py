@@ -254,6 +254,44 @@ def run_alternatives(
     ]
 
 
+def run_both(
+    broken: Sequence[str],
+    alternatives: Sequence[str],
+    *,
+    stdio: bool = False,
+    jobs: int | None = None,
+) -> tuple[list[Kill], list[Pass]]:
+    """The broken implementations and the alternatives (in process, and over stdio with
+    ``stdio``) in one batch, biggest runs first.
+
+    One batch instead of one after the other: the few long runs (a whole suite, a naive tool
+    that waits out undeclared kill graces) start at once and overlap everything else, instead of
+    each batch ending on its own longest run while the cores idle.
+    """
+    runs: list[tuple[str, str, SuiteRun]] = [("broken", n, broken_run(n)) for n in broken]
+    runs += [("alternative", n, alternative_run(n)) for n in alternatives]
+    if stdio:
+        runs += [("stdio", n, alternative_run(n, stdio=True)) for n in alternatives]
+    order = sorted(range(len(runs)), key=lambda i: run_size(runs[i][2]), reverse=True)
+    children = run_batch([runs[i][2] for i in order], jobs=jobs or default_jobs())
+    outcome = dict(zip(order, children, strict=True))
+    kills = [kill_row(n, outcome[i]) for i, (kind, n, _) in enumerate(runs) if kind == "broken"]
+    rows = [
+        pass_row(n, outcome[i], stdio=kind == "stdio")
+        for i, (kind, n, _) in enumerate(runs)
+        if kind != "broken"
+    ]
+    return kills, rows
+
+
+def run_size(run: SuiteRun) -> tuple[int, int]:
+    """How big a run is, for starting the biggest first: the whole suite (no modules named)
+    above any part of it, then by the modules and clauses it runs."""
+    if not run.modules:
+        return (1 << 30, 0)
+    return (len(run.modules), len(run.clauses.split(",")) if run.clauses else 1 << 20)
+
+
 def render(kills: Sequence[Kill]) -> list[str]:
     lines = [f"{'broken implementation':28} {'verdict':8} caught by"]
     for kill in kills:

@@ -150,3 +150,21 @@ def test_broken_servers_are_run_over_stdio_and_serve(tmp_path: Path) -> None:
             proc.kill()  # one of them never ends by itself: that is its defect
             proc.wait(30)
         assert answer and answer["id"] == 1 and "manifest" in answer["result"], name
+
+
+def test_one_batch_starts_the_biggest_runs_first_and_answers_in_order() -> None:
+    """``agenttools selfcheck`` runs broken implementations and alternatives in one batch,
+    biggest first; the rows still come back in the order asked, each with its own outcome."""
+    from pytest_agenttools.selfcheck import alternative_run, run_both, run_size
+
+    small, big = "glob_anchors_name_patterns", "grep_no_cap"
+    assert run_size(broken_run(big)) > run_size(broken_run(small))
+    assert run_size(alternative_run("tagged")) > run_size(broken_run("bash_naive"))
+    kills, rows = run_both([small, big], [], jobs=2)
+    assert [kill.name for kill in kills] == [small, big] and rows == []
+    for kill in kills:
+        assert kill.ok, f"{kill.name}: {kill.problem or sorted(kill.missed)}"
+        assert (
+            kill.caught
+            == importlib.import_module(f"pytest_agenttools.broken.{kill.name}").CAUGHT_BY
+        )
