@@ -138,10 +138,14 @@ def broken_run(name: str, *, all_clauses: bool = False, extra_args: Sequence[str
         cmd=f"{shlex.quote(sys.executable)} -m {BROKEN_PACKAGE}.{name}" if served else None,
         modules=tuple(getattr(module, "SUITE_MODULES", ())),
         clauses=None if all_clauses else ",".join(sorted(module.CAUGHT_BY)),
+        # the kill matrix reads the JSON report: no conformance section in the output
+        pytest_summary=False,
         # a broken implementation only needs the verdict: hypothesis need not shrink the
-        # counterexamples of the failures it is there to cause
+        # counterexamples of the failures it is there to cause, nor pytest show their source
+        # (its excerpts parse each test module again: half of a short run's time)
         extra=(
             "--agenttools-hypothesis-profile=verdict",
+            "--tb=native",
             *getattr(module, "PYTEST_ARGS", ()),
             *extra_args,
         ),
@@ -179,6 +183,7 @@ def alternative_run(
         impl=None if stdio else spec,
         cmd=f"agenttools serve --impl {spec}" if stdio else None,
         tools=tools,
+        pytest_summary=False,
         extra=tuple(extra_args),
     )
 

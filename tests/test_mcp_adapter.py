@@ -680,6 +680,8 @@ def run_strict(tmp_path: Path, command: str, example: Path) -> dict[str, Any]:
             "--strict", "--report-json", "report.json", "--", "-n", "2",
             # the outcomes are the check: no time on minimising expected counterexamples
             "--agenttools-hypothesis-profile", "verdict",
+            # nor on pytest's source excerpts of them (parsing the test modules, half the time)
+            "--tb=native",
         ],
         cwd=tmp_path, capture_output=True, text=True, timeout=1500,
     )  # fmt: skip

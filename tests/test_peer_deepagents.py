@@ -352,6 +352,8 @@ def test_suite_against_deepagents_is_exactly_as_expected(tmp_path: Path) -> None
             # the outcomes are the check: no time on minimising expected counterexamples
             "--agenttools-hypothesis-profile",
             "verdict",
+            # nor on pytest's source excerpts of them (parsing the test modules, half the time)
+            "--tb=native",
         ],
         cwd=tmp_path,
         env=env,

@@ -479,6 +479,8 @@ def test_strict_run_of_the_migrated_suites(tmp_path: Path) -> None:
         # in the property suites took more than half of the run
         "--agenttools-hypothesis-profile",
         "verdict",
+        # nor on pytest's source excerpts of them (parsing the test modules, half the time)
+        "--tb=native",
         cwd=tmp_path,
     )
     summary = strict_report(run, tmp_path / "pi.json")["summary"]
