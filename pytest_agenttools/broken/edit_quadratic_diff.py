@@ -9,8 +9,8 @@ from typing import Any
 from pytest_agenttools.reference_impl import diffing, edit
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_edit_bounds"]
-CAUGHT_BY = {"EDIT-BOUND-01"}
+SUITE_MODULES = ["test_edit_bounds", "test_robust_extreme"]
+CAUGHT_BY = {"EDIT-BOUND-01", "ROBUST-EXTREME-02"}
 #: the calls it fails wait for the kit's deadline; a short one keeps the self-check quick
 PYTEST_ARGS = ["--agenttools-call-timeout=3"]
 
