@@ -3,7 +3,8 @@ correct implementation passing everything.
 
 Each module in ``pytest_agenttools.broken`` is the reference with one defect, plus ``CAUGHT_BY``
 (the clauses that must fail) and optionally ``SUITE_MODULES`` (the suite modules worth running)
-and ``PYTEST_ARGS`` (extra arguments, such as a short call deadline for a defect that hangs).
+and ``PYTEST_ARGS`` (extra arguments, such as a short call deadline for a defect that hangs)
+and ``WAITS_S`` (the seconds its run waits out a clause's fixed window, to start it early).
 A broken implementation that no clause catches means the suite has a hole. Only the tests of
 its ``CAUGHT_BY`` clauses run (``--agenttools-clauses``): the rest of the suite judges what the
 defect does not change; ``all_clauses`` runs every test of its modules, to see what else
@@ -267,17 +268,22 @@ def run_both(
     jobs: int | None = None,
 ) -> tuple[list[Kill], list[Pass]]:
     """The broken implementations and the alternatives (in process, and over stdio with
-    ``stdio``) in one batch, biggest runs first.
-
-    One batch instead of one after the other: the few long runs (a whole suite, a naive tool
-    that waits out undeclared kill graces) start at once and overlap everything else, instead of
-    each batch ending on its own longest run while the cores idle.
+    ``stdio``) in one batch (one warm child), biggest runs first: the whole suites, then the
+    runs that declare a long wait, then by modules and clauses, so that no long run starts last
+    and ends the batch alone.
     """
     runs: list[tuple[str, str, SuiteRun]] = [("broken", n, broken_run(n)) for n in broken]
     runs += [("alternative", n, alternative_run(n)) for n in alternatives]
     if stdio:
         runs += [("stdio", n, alternative_run(n, stdio=True)) for n in alternatives]
-    order = sorted(range(len(runs)), key=lambda i: run_size(runs[i][2]), reverse=True)
+    waits = {n: broken_waits(n) for n in broken}
+
+    def size(i: int) -> tuple[int, ...]:
+        kind, name, run = runs[i]
+        whole, *part = run_size(run)
+        return (whole, waits.get(name, 0) if kind == "broken" else 0, *part)
+
+    order = sorted(range(len(runs)), key=size, reverse=True)
     children = run_batch([runs[i][2] for i in order], jobs=jobs or default_jobs())
     outcome = dict(zip(order, children, strict=True))
     kills = [kill_row(n, outcome[i]) for i, (kind, n, _) in enumerate(runs) if kind == "broken"]
@@ -289,12 +295,19 @@ def run_both(
     return kills, rows
 
 
-def run_size(run: SuiteRun) -> tuple[int, int]:
+def run_size(run: SuiteRun) -> tuple[int, int, int]:
     """How big a run is, for starting the biggest first: the whole suite (no modules named)
     above any part of it, then by the modules and clauses it runs."""
     if not run.modules:
-        return (1 << 30, 0)
-    return (len(run.modules), len(run.clauses.split(",")) if run.clauses else 1 << 20)
+        return (1, 0, 0)
+    return (0, len(run.modules), len(run.clauses.split(",")) if run.clauses else 1 << 20)
+
+
+def broken_waits(name: str) -> int:
+    """The seconds broken implementation ``name`` declares its run waits (``WAITS_S``: a clause's
+    own fixed window, such as 30 s for an answer that never comes), for starting it early."""
+    module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
+    return int(getattr(module, "WAITS_S", 0))
 
 
 def render(kills: Sequence[Kill]) -> list[str]:

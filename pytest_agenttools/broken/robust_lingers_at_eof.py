@@ -11,6 +11,8 @@ from pytest_agenttools.reference_impl.server import TooLong, read_lines
 SERVED = True
 SUITE_MODULES = ["test_robust_protocol"]
 CAUGHT_BY = {"ROBUST-EOF-01"}
+#: ROBUST-EOF-01 waits 15 s for the exit that never comes
+WAITS_S = 15
 __all__ = ["create"]
 
 
