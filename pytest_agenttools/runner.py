@@ -40,6 +40,13 @@ SUITE_PLUGINS = {
 }
 
 
+#: pytest arguments for a run that needs only its verdicts (a broken implementation's, a peer's
+#: strict run against its expectations): hypothesis does not shrink the counterexamples of
+#: failures that are expected, and pytest does not excerpt their source (its default excerpts
+#: parse the failing test's module again for every traceback entry: half of a short run's CPU)
+VERDICT_ONLY = ("--agenttools-hypothesis-profile=verdict", "--tb=native")
+
+
 @dataclass(frozen=True)
 class SuiteRun:
     """What to run against which implementation; ``args()`` is the pytest command line."""

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .parallel import usable_cores
-from .runner import ChildRun, SuiteRun, run_batch, run_in_subprocess
+from .runner import VERDICT_ONLY, ChildRun, SuiteRun, run_batch, run_in_subprocess
 
 BROKEN_PACKAGE = "pytest_agenttools.broken"
 ALTERNATIVES_PACKAGE = "pytest_agenttools.alternatives"
@@ -141,12 +141,9 @@ def broken_run(name: str, *, all_clauses: bool = False, extra_args: Sequence[str
         clauses=None if all_clauses else ",".join(sorted(module.CAUGHT_BY)),
         # the kill matrix reads the JSON report: no conformance section in the output
         pytest_summary=False,
-        # a broken implementation only needs the verdict: hypothesis need not shrink the
-        # counterexamples of the failures it is there to cause, nor pytest show their source
-        # (its excerpts parse each test module again: half of a short run's time)
+        # a broken implementation only needs the verdict
         extra=(
-            "--agenttools-hypothesis-profile=verdict",
-            "--tb=native",
+            *VERDICT_ONLY,
             *getattr(module, "PYTEST_ARGS", ()),
             *extra_args,
         ),
@@ -239,27 +236,6 @@ def run_selfcheck(
     return [kill_row(name, child) for name, child in zip(chosen, children, strict=True)]
 
 
-def run_alternatives(
-    names: Sequence[str] | None = None,
-    *,
-    stdio: bool = False,
-    jobs: int | None = None,
-    progress: Callable[[Pass], None] | None = None,
-) -> list[Pass]:
-    """Every alternative (or ``names``) against the whole suite, in one batch."""
-    chosen = list(names) if names else alternative_implementations()
-    runs = [alternative_run(name, stdio=stdio) for name in chosen]
-
-    def done(index: int, child: ChildRun) -> None:
-        if progress:
-            progress(pass_row(chosen[index], child, stdio=stdio))
-
-    children = run_batch(runs, jobs=jobs or default_jobs(), progress=done if progress else None)
-    return [
-        pass_row(name, child, stdio=stdio) for name, child in zip(chosen, children, strict=True)
-    ]
-
-
 def run_both(
     broken: Sequence[str],
     alternatives: Sequence[str],
@@ -277,13 +253,9 @@ def run_both(
     if stdio:
         runs += [("stdio", n, alternative_run(n, stdio=True)) for n in alternatives]
     waits = {n: broken_waits(n) for n in broken}
-
-    def size(i: int) -> tuple[int, ...]:
-        kind, name, run = runs[i]
-        whole, *part = run_size(run)
-        return (whole, waits.get(name, 0) if kind == "broken" else 0, *part)
-
-    order = sorted(range(len(runs)), key=size, reverse=True)
+    order = sorted(
+        range(len(runs)), key=lambda i: run_size(runs[i][2], waits.get(runs[i][1], 0)), reverse=True
+    )
     children = run_batch([runs[i][2] for i in order], jobs=jobs or default_jobs())
     outcome = dict(zip(order, children, strict=True))
     kills = [kill_row(n, outcome[i]) for i, (kind, n, _) in enumerate(runs) if kind == "broken"]
@@ -295,12 +267,14 @@ def run_both(
     return kills, rows
 
 
-def run_size(run: SuiteRun) -> tuple[int, int, int]:
+def run_size(run: SuiteRun, waits: int = 0) -> tuple[int, int, int, int]:
     """How big a run is, for starting the biggest first: the whole suite (no modules named)
-    above any part of it, then by the modules and clauses it runs."""
+    above any part of it, then by the seconds it declares it waits, then by the modules and
+    clauses it runs."""
     if not run.modules:
-        return (1, 0, 0)
-    return (0, len(run.modules), len(run.clauses.split(",")) if run.clauses else 1 << 20)
+        return (1, 0, 0, 0)
+    clauses = len(run.clauses.split(",")) if run.clauses else 1 << 20
+    return (0, waits, len(run.modules), clauses)
 
 
 def broken_waits(name: str) -> int:

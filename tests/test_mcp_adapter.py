@@ -52,6 +52,7 @@ from pytest_agenttools.assertions import (
 )
 from pytest_agenttools.contract import ContractViolation, ToolCall, ToolResult
 from pytest_agenttools.observations import parse_observation
+from pytest_agenttools.runner import VERDICT_ONLY
 
 pytest_plugins = ["pytester"]
 
@@ -678,10 +679,7 @@ def run_strict(tmp_path: Path, command: str, example: Path) -> dict[str, Any]:
             "--mcp-mapping", str(example / "mapping.toml"),
             "--expectations", str(example / "expectations.toml"),
             "--strict", "--report-json", "report.json", "--", "-n", "2",
-            # the outcomes are the check: no time on minimising expected counterexamples
-            "--agenttools-hypothesis-profile", "verdict",
-            # nor on pytest's source excerpts of them (parsing the test modules, half the time)
-            "--tb=native",
+            *VERDICT_ONLY,  # the outcomes are the check
         ],
         cwd=tmp_path, capture_output=True, text=True, timeout=1500,
     )  # fmt: skip

@@ -39,6 +39,7 @@ from pytest_agenttools.observations import (
     ReadObservation,
     WriteObservation,
 )
+from pytest_agenttools.runner import VERDICT_ONLY
 
 FACTORY = "agenttools_deepagents:create"
 #: the tools whose suites judge observations today; write, grep, glob and bash join when theirs do
@@ -349,11 +350,7 @@ def test_suite_against_deepagents_is_exactly_as_expected(tmp_path: Path) -> None
             "--",
             "-n",
             "2",
-            # the outcomes are the check: no time on minimising expected counterexamples
-            "--agenttools-hypothesis-profile",
-            "verdict",
-            # nor on pytest's source excerpts of them (parsing the test modules, half the time)
-            "--tb=native",
+            *VERDICT_ONLY,  # the outcomes are the check
         ],
         cwd=tmp_path,
         env=env,

@@ -41,6 +41,7 @@ from pytest_agenttools.observations import (
     WriteObservation,
     parse_observation,
 )
+from pytest_agenttools.runner import VERDICT_ONLY
 
 PI = Path(__file__).parent.parent / "adapters" / "pi"
 COMMAND = f"node {shlex.quote(str(PI / 'server.mjs'))}"
@@ -477,10 +478,7 @@ def test_strict_run_of_the_migrated_suites(tmp_path: Path) -> None:
         "2",
         # the outcomes are the check: minimising the counterexamples of pi's expected failures
         # in the property suites took more than half of the run
-        "--agenttools-hypothesis-profile",
-        "verdict",
-        # nor on pytest's source excerpts of them (parsing the test modules, half the time)
-        "--tb=native",
+        *VERDICT_ONLY,
         cwd=tmp_path,
     )
     summary = strict_report(run, tmp_path / "pi.json")["summary"]

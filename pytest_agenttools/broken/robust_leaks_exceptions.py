@@ -17,11 +17,19 @@ PATHS = ("path", "file_path")
 
 
 class LeaksExceptions(ReferenceTools):
+    """A step before the reference's call whose runtime exception text becomes the result
+    (``prepare``; other broken implementations swap the step and keep the leak)."""
+
+    def prepare(self, arguments: Any, cwd: str) -> Any:
+        """The arguments the call goes on with; here every path resolved first."""
+        for name in PATHS:
+            if isinstance(arguments, dict) and name in arguments:
+                os.path.realpath(os.path.join(cwd, arguments[name]))
+        return arguments
+
     def call(self, tool: str, arguments: Any, cwd: str, env: Any = None, cancel: Any = None) -> Any:
         try:
-            for name in PATHS:
-                if isinstance(arguments, dict) and name in arguments:
-                    os.path.realpath(os.path.join(cwd, arguments[name]))
+            arguments = self.prepare(arguments, cwd)
         except ToolError as exc:
             return error_result(exc.code, exc.message)
         except Exception as exc:

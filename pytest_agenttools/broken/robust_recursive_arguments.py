@@ -9,8 +9,7 @@ crash (ROBUST-ARGS-05). Shallow arguments, all that the rest of the suite sends,
 
 from typing import Any
 
-from pytest_agenttools.reference_impl.results import error_result
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
+from pytest_agenttools.broken.robust_leaks_exceptions import LeaksExceptions
 
 SUITE_MODULES = ["test_robust"]
 CAUGHT_BY = {"ROBUST-ARGS-05"}
@@ -36,16 +35,9 @@ def _element(item: Any) -> Any:
     return visit(item)
 
 
-class RecursiveArguments(ReferenceTools):
-    def call(self, tool: str, arguments: Any, cwd: str, env: Any = None, cancel: Any = None) -> Any:
-        try:
-            if isinstance(arguments, dict):
-                arguments = visit(arguments)
-        except Exception as exc:
-            return error_result(
-                "internal", f"Internal error in {tool}: {type(exc).__name__}: {exc}"
-            )
-        return super().call(tool, arguments, cwd, env, cancel)
+class RecursiveArguments(LeaksExceptions):
+    def prepare(self, arguments: Any, cwd: str) -> Any:
+        return visit(arguments) if isinstance(arguments, dict) else arguments
 
 
 def create() -> RecursiveArguments:
