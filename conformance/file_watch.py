@@ -5,7 +5,9 @@ implementation whenever the scheduler happens to be kind. These helpers look whi
 runs:
 
 - ``TornStateWatcher`` reads the target continuously from its own thread and records every
-  state that is none of the allowed contents (empty, truncated, mixed, missing);
+  state that is none of the allowed contents (empty, truncated, mixed, missing); on Linux it
+  also hears, through inotify, every write into the file in place, which the kernel queues
+  even when the reading thread was not scheduled in time;
 - ``watch_opens(path)`` and ``watch_new_entries(directory)`` say when the implementation has
   opened a file or created an entry in a directory (inotify on Linux, polling elsewhere), so a
   second call is sent exactly while the first is in the middle of its work.
@@ -30,6 +32,8 @@ IN_CREATE = 0x100
 _EVENT = struct.Struct("iIII")
 SAMPLES = 9
 POLL_PAUSE_S = 0.0002
+#: contents this large are never turned one into another by a single system call (64 KiB)
+IN_PLACE_MIN = 64 * 1024
 
 
 def filled(byte: bytes, size: int) -> bytes:
@@ -46,6 +50,14 @@ class TornStateWatcher:
     size, so one look costs microseconds however large the file; every 64th look compares the
     whole content. ``allow_missing`` accepts a file that does not exist (before a create).
     Allowed contents must differ in size.
+
+    Looking can miss: a busy machine may not run this thread during a write in place that
+    takes a few milliseconds (pi's write once passed WRITE-CANCEL-01 so). When every allowed
+    content is larger than ``IN_PLACE_MIN`` and each starts with its own byte, no single
+    system call turns one into another, so a write into the file itself (inotify's
+    IN_MODIFY on its name, queued by the kernel until read) leaves a state in between that a
+    reader can see: it is recorded as torn, every run. A replacement by rename writes only
+    to another name and is never heard.
     """
 
     path: str
@@ -55,6 +67,7 @@ class TornStateWatcher:
     torn: list[str] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
+    _writes: _Inotify | None = None
 
     def __post_init__(self) -> None:
         self._by_size = {len(c): c for c in self.allowed}
@@ -62,6 +75,10 @@ class TornStateWatcher:
             raise ValueError("allowed contents must differ in size")
 
     def __enter__(self) -> TornStateWatcher:
+        if all(len(c) > IN_PLACE_MIN for c in self.allowed) and len(
+            {c[:1] for c in self.allowed}
+        ) == len(self.allowed):
+            self._writes = _inotify(os.path.dirname(self.path) or ".", IN_MODIFY)
         self._thread = threading.Thread(target=self._run, name="torn-state-watcher", daemon=True)
         self._thread.start()
         return self
@@ -70,14 +87,32 @@ class TornStateWatcher:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(30)
+        if self._writes is not None:
+            self._hear_writes()  # what the kernel queued while the thread was not looking
+            self._writes.close()
+            self._writes = None
 
     def _run(self) -> None:
         while not self._stop.is_set():
             problem = self.look()
             self.looks += 1
-            if problem and len(self.torn) < 20:
-                self.torn.append(problem)
+            self._record(problem)
+            self._hear_writes()
             time.sleep(POLL_PAUSE_S)
+
+    def _record(self, problem: str | None) -> None:
+        if problem and len(self.torn) < 20:
+            self.torn.append(problem)
+
+    def _hear_writes(self) -> None:
+        if self._writes is None:
+            return
+        name = os.path.basename(self.path)
+        if any(n == name for n in self._writes.names(IN_MODIFY)):
+            self._record(
+                f"{name} was written in place (inotify IN_MODIFY on it): between its system "
+                "calls a reader sees neither the old content nor the new"
+            )
 
     def look(self) -> str | None:
         """One look: None when the file is in an allowed state, else what was wrong."""
@@ -141,6 +176,22 @@ class _Inotify:
     def add(self, path: str, mask: int) -> None:
         if self._add(self.fd, os.fsencode(path), mask) < 0:
             raise OSError(ctypes.get_errno(), f"inotify_add_watch({path!r}) failed")
+
+    def names(self, mask: int) -> list[str]:
+        """The names of the queued events that match ``mask``, without waiting."""
+        found: list[str] = []
+        while True:
+            try:
+                data = os.read(self.fd, 65536)
+            except BlockingIOError:
+                return found
+            offset = 0
+            while offset + _EVENT.size <= len(data):
+                _, event_mask, _, length = _EVENT.unpack_from(data, offset)
+                start = offset + _EVENT.size
+                offset = start + length
+                if event_mask & mask:
+                    found.append(os.fsdecode(data[start:offset].rstrip(b"\0")))
 
     def wait(self, mask: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout

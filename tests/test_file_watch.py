@@ -58,3 +58,60 @@ def test_nothing_happening_is_not_seen(tmp_path: Path, mode: str) -> None:
     with file_watch.watch_new_entries(str(tmp_path), or_written=True) as began:
         (tmp_path / "c.txt").read_bytes()
         assert not began(0.2)
+
+
+# ---- TornStateWatcher: a write in place is heard even when no look falls inside it
+
+BIG = file_watch.IN_PLACE_MIN + 1
+
+
+def _blind(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every look sees an allowed state: only what inotify queued can tell a tear."""
+    monkeypatch.setattr(file_watch.TornStateWatcher, "look", lambda self: None)
+
+
+def _write_in_place(target: Path, data: bytes) -> None:
+    with open(target, "r+b") as handle:  # the same inode, written where it stands
+        handle.write(data)
+
+
+def test_a_write_in_place_is_torn_though_no_look_saw_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _blind(monkeypatch)
+    old, new = file_watch.filled(b"o", BIG), file_watch.filled(b"n", 2 * BIG)
+    target = tmp_path / "c.txt"
+    target.write_bytes(old)
+    with file_watch.TornStateWatcher(str(target), [old, new]) as watcher:
+        _write_in_place(target, new)
+    assert watcher.torn and "written in place" in watcher.torn[0], watcher.report()
+
+
+def test_a_replacement_by_rename_is_not_torn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _blind(monkeypatch)
+    old, new = file_watch.filled(b"o", BIG), file_watch.filled(b"n", 2 * BIG)
+    target = tmp_path / "c.txt"
+    target.write_bytes(old)
+    with file_watch.TornStateWatcher(str(target), [old, new]) as watcher:
+        (tmp_path / ".c.txt.tmp").write_bytes(new)
+        (tmp_path / ".c.txt.tmp").replace(target)
+        target.chmod(0o600)  # metadata after the rename is no write
+    assert not watcher.torn, watcher.report()
+
+
+@pytest.mark.parametrize(
+    "contents",
+    [[b"o" * 10, b"n" * 20], [b"o" * BIG, b"o" * (2 * BIG)]],
+    ids=["small", "same-first-byte"],
+)
+def test_writes_in_place_are_judged_by_looks_alone_where_one_call_could_be_atomic(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, contents: list[bytes]
+) -> None:
+    _blind(monkeypatch)
+    target = tmp_path / "c.txt"
+    target.write_bytes(contents[0])
+    with file_watch.TornStateWatcher(str(target), contents) as watcher:
+        _write_in_place(target, contents[1])
+    assert not watcher.torn, watcher.report()
