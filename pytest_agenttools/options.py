@@ -87,6 +87,13 @@ OPTIONS: tuple[tuple[str, str, str, str], ...] = (
         "string",
     ),
     (
+        "first-failure",
+        "agenttools_first_failure",
+        "judge each clause until its first failure: later tests of a failed clause are skipped "
+        "(not run); enough for a verdict, as the self-check's broken runs need",
+        "bool",
+    ),
+    (
         "hypothesis-profile",
         "agenttools_hypothesis_profile",
         "hypothesis profile of the property suites: ci (default), dev, fuzz, verdict (ci unshrunk)",
@@ -127,6 +134,7 @@ class Settings:
     tools: str | None = None
     features: str | None = None
     clauses: str | None = None
+    first_failure: bool = False
 
 
 def _value(config: pytest.Config, ini: str) -> Any:
@@ -196,4 +204,5 @@ def read_settings(config: pytest.Config) -> Settings:
         tools=text("agenttools_tools"),
         features=text("agenttools_features"),
         clauses=text("agenttools_clauses"),
+        first_failure=bool(_value(config, "agenttools_first_failure")),
     )

@@ -67,6 +67,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(
         ReportPlugin(config, expectations, settings.report), "agenttools-report"
     )
+    if settings.first_failure:
+        from .selection import FirstFailure
+
+        config.pluginmanager.register(FirstFailure(), "agenttools-first-failure")
 
 
 # tryfirst: the hook takes the first answer, and xdist's own always answers; which plugin

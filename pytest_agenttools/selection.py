@@ -171,3 +171,28 @@ def spread_long_tests(items: list[pytest.Item]) -> None:
     for index in range(len(items)):
         ordered.append(places[index] if index in places else next(others))
     items[:] = ordered
+
+
+class FirstFailure:
+    """``--agenttools-first-failure``: once a clause has failed, its later tests are skipped.
+
+    A clause's verdict is failed from its first failure on (``report.clause_verdict``), so a run
+    that wants only verdicts (a broken implementation's, which must fail its clauses) need not
+    wait through the rest of that clause's tests: a quarter of the self-check's test time was
+    spent so. Each xdist worker judges its own tests; an expected failure (xfail) is no failure.
+    """
+
+    def __init__(self) -> None:
+        self.failed: set[str] = set()
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
+        info = clause_info(item)
+        if info is not None and info.clause.id in self.failed:
+            pytest.skip(f"not run: {info.clause.id} already failed in this run (first failure)")
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.failed and not hasattr(report, "wasxfail"):
+            ident = dict(report.user_properties).get(CLAUSE_PROPERTY)
+            if isinstance(ident, str):
+                self.failed.add(ident)

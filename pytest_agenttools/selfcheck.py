@@ -7,7 +7,8 @@ and ``PYTEST_ARGS`` (extra arguments, such as a short call deadline for a defect
 and ``WAITS_S`` (the seconds its run waits out a clause's fixed window, to start it early).
 A broken implementation that no clause catches means the suite has a hole. Only the tests of
 its ``CAUGHT_BY`` clauses run (``--agenttools-clauses``): the rest of the suite judges what the
-defect does not change; ``all_clauses`` runs every test of its modules, to see what else
+defect does not change; and each clause only until its first failure
+(``--agenttools-first-failure``), which is its verdict; ``all_clauses`` runs every test of its modules, to see what else
 catches it. The runs share one warm child process (``runner.run_batch``).
 
 Each alternative in ``pytest_agenttools.alternatives`` is the reference presented as another real
@@ -141,9 +142,10 @@ def broken_run(name: str, *, all_clauses: bool = False, extra_args: Sequence[str
         clauses=None if all_clauses else ",".join(sorted(module.CAUGHT_BY)),
         # the kill matrix reads the JSON report: no conformance section in the output
         pytest_summary=False,
-        # a broken implementation only needs the verdict
+        # a broken implementation only needs the verdict: each clause until its first failure
         extra=(
             *VERDICT_ONLY,
+            "--agenttools-first-failure",
             *getattr(module, "PYTEST_ARGS", ()),
             *extra_args,
         ),

@@ -12,6 +12,7 @@ import json
 import shlex
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -170,3 +171,46 @@ def test_one_batch_starts_the_biggest_runs_first_and_answers_in_order() -> None:
             kill.caught
             == importlib.import_module(f"pytest_agenttools.broken.{kill.name}").CAUGHT_BY
         )
+
+
+def test_first_failure_skips_the_rest_of_a_failed_clause_only(tmp_path: Path) -> None:
+    """``--agenttools-first-failure`` (every broken run has it): after a clause's first failure
+    its later tests are skipped as not run, and its verdict stays failed; a passing clause runs
+    every test; an expected failure is no failure. Without the flag every test runs."""
+    from dataclasses import replace
+
+    from pytest_agenttools.runner import SuiteRun, run_batch
+
+    first, second = (
+        "test_write.py::test_readers_never_see_a_torn_file",
+        "test_write.py::test_concurrent_writes_never_tear",
+    )
+    expected = tmp_path / "expectations.toml"
+    expected.write_text(f'[[xfail]]\nid = "{first}"\nreason = "the in-place write tears it"\n')
+    base = SuiteRun(
+        impl="pytest_agenttools.broken.write_in_place:create",
+        modules=("test_write",),
+        clauses="WRITE-ATOMIC-01,WRITE-MODE-01",
+        pytest_summary=False,
+    )
+    flag = ("--agenttools-first-failure",)
+    every, once, expecting = run_batch(
+        [
+            base,
+            replace(base, extra=flag),
+            replace(base, extra=flag, expectations=str(expected)),
+        ],
+        jobs=3,
+    )
+
+    def outcomes(report: dict[str, Any]) -> dict[str, str]:
+        return {t["nodeid"]: t["outcome"] for t in report["tests"]}
+
+    assert outcomes(every.report)[first] == outcomes(every.report)[second] == "failed"
+    got = outcomes(once.report)
+    assert (got[first], got[second]) == ("failed", "skipped"), got
+    assert once.report["clauses"]["WRITE-ATOMIC-01"] == "failed"
+    modes = [n for n in got if "test_mode_kept" in n]
+    assert len(modes) == 3 and all(got[n] == "passed" for n in modes), got
+    got = outcomes(expecting.report)
+    assert (got[first], got[second]) == ("xfailed", "failed"), got
