@@ -140,6 +140,7 @@ GROUPS: tuple[Group, ...] = (
         "shared",
         ("read", "write", "edit", "grep", "glob", "bash"),
         ("paths", "arguments", "results", "toolbox", "limits", "context", "fsport"),
+        ("test_reference_shared_policy.py", "test_reference_units.py"),
     ),
 )
 #: modules that run in another process (the suite reaches them only through a child process),
