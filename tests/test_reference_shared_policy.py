@@ -11,13 +11,20 @@ from __future__ import annotations
 import base64
 import math
 import os
+import subprocess
+import sys
+import unicodedata
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_agenttools.reference_impl import arguments, limits, paths, results
+from pytest_agenttools.reference_impl import arguments, fsport, limits, paths, results, toolbox
+from pytest_agenttools.reference_impl import bash as bash_module
+from pytest_agenttools.reference_impl import edit as edit_module
+from pytest_agenttools.reference_impl import read as read_module
 from pytest_agenttools.reference_impl.arguments import Param
+from pytest_agenttools.reference_impl.mutation_queue import MutationQueue
 from pytest_agenttools.reference_impl.results import ToolError
 
 # ---- arguments: a refused value, in JSON's own words
@@ -126,10 +133,10 @@ def test_expected(kind: Any, said: str) -> None:
     assert arguments._expected(kind) == said
 
 
-def refusal(call: Any, *args: Any) -> str:
+def refusal(call: Any, *args: Any, code: str = "invalid_argument") -> str:
     with pytest.raises(ToolError) as caught:
         call(*args)
-    assert caught.value.code == "invalid_argument"
+    assert caught.value.code == code
     return caught.value.message
 
 
@@ -299,6 +306,14 @@ def test_read_candidates_in_order_without_duplicates() -> None:
     assert paths.read_candidates("plain.txt", "/ws") == ["/ws/plain.txt"]
     assert paths.read_candidates("@a.txt", "/ws") == ["/ws/@a.txt", "/ws/a.txt"]
     assert paths.read_candidates("it's", "/ws") == ["/ws/it's", "/ws/it\u2019s"]
+    # an apostrophe and an accent: the curly spelling, composed and decomposed, each its own
+    nfd = unicodedata.normalize
+    assert paths.read_candidates("caf\u00e9's", "/ws") == [
+        "/ws/caf\u00e9's",
+        "/ws/" + nfd("NFD", "caf\u00e9's"),
+        "/ws/caf\u00e9\u2019s",
+        "/ws/" + nfd("NFD", "caf\u00e9\u2019s"),
+    ]
 
 
 def test_resolve_for_read_takes_the_first_existing_spelling(tmp_path: Path) -> None:
@@ -358,6 +373,11 @@ def test_settings_applied_and_ignored() -> None:
     assert applied == {"read.max_bytes": 10, "bash.max_timeout_s": 0.0}
     assert type(live["bash.max_timeout_s"]) is float
     assert live.apply({"bash.max_timeout_s": 2}) == {"bash.max_timeout_s": 2.0}
+    # the smallest settings: one line, half a second
+    assert live.apply({"read.max_lines": 1, "bash.max_timeout_s": 0.5}) == {
+        "read.max_lines": 1,
+        "bash.max_timeout_s": 0.5,
+    }
     assert live.apply({"read.pdf_max_pages": limits.MAX_SETTING}) == {
         "read.pdf_max_pages": limits.MAX_SETTING
     }
@@ -391,3 +411,276 @@ def test_results_in_the_mcp_shape() -> None:
         {"limit": 3},
         "cut it",
     )
+
+
+# ---- toolbox: what a call that went wrong answers, and what an instance is made of
+
+
+def failing(exc: BaseException) -> Any:
+    def run(arguments: Any, ctx: Any) -> dict[str, Any]:
+        raise exc
+
+    return run
+
+
+def answer(tool: str, exc: BaseException, tmp_path: Path) -> dict[str, Any]:
+    return toolbox.ReferenceTools(runs={tool: failing(exc)}).call(tool, {}, str(tmp_path))
+
+
+def text(result: dict[str, Any]) -> str:
+    assert result["isError"] is True
+    return str(result["content"][0]["text"])
+
+
+def test_a_missing_file_is_not_found_with_the_tools_refused_details(tmp_path: Path) -> None:
+    found = answer("read", FileNotFoundError(2, "No such file or directory", "/a/b"), tmp_path)
+    assert text(found) == "File not found: /a/b."
+    assert found["details"] == {"error": "not_found"}
+    bash = answer("bash", FileNotFoundError(2, "No such file", "/x"), tmp_path)
+    assert bash["details"] == {"error": "not_found", **bash_module.REFUSED}
+
+
+@pytest.mark.parametrize(
+    ("exc", "said"),
+    [
+        (PermissionError(13, "Permission denied", "/etc/x"), "read: Permission denied: /etc/x."),
+        (OSError(28, "No space left on device"), "read: No space left on device."),
+        (OSError("odd"), "read: the operating system refused the operation."),
+        (IsADirectoryError(21, "Is a directory", b"/d\xff"), "read: Is a directory: /d\ufffd."),
+        (OSError(5, "I/O error", 7), "read: I/O error: (unknown path)."),
+        (OSError(36, "File name too long", "n" * 300), f"read: File name too long: {'n' * 300}."),
+        (
+            OSError(36, "File name too long", "n" * 301),
+            f'read: File name too long: "{"n" * 40}..." (301 chars).',
+        ),
+        (FileNotFoundError(2, "No such file"), "File not found: (unknown path)."),
+    ],
+)
+def test_an_os_error_says_what_the_system_refused(exc: OSError, said: str, tmp_path: Path) -> None:
+    result = answer("read", exc, tmp_path)
+    assert text(result) == said
+    assert result["details"]["error"] in ("os_error", "not_found")
+
+
+INTERNAL = (
+    "{tool}: internal error; the tool failed unexpectedly and did not complete this call. This "
+    "is a defect of the tool, not of the call; a different call may work."
+)
+
+
+def test_an_unexpected_exception_is_an_internal_error_with_its_trace(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level("ERROR", logger="agenttools.reference"):
+        result = answer("bash", RuntimeError("boom"), tmp_path)
+    assert text(result) == INTERNAL.format(tool="bash")
+    details = result["details"]
+    assert details["error"] == "internal" and "RuntimeError: boom" in details["traceback"]
+    assert details["observation"] == bash_module.REFUSED["observation"]
+    assert [r.getMessage() for r in caplog.records] == ["internal error in bash"]
+    assert caplog.records[0].exc_info is not None
+
+
+def test_a_failing_presentation_is_an_internal_error(tmp_path: Path) -> None:
+    class Rewords(toolbox.ReferenceTools):
+        def present(self, tool: str, arguments: Any, cwd: str, result: Any) -> Any:
+            raise ValueError("cannot present")
+
+    result = Rewords().call("read", {"path": "x"}, str(tmp_path))
+    assert text(result) == INTERNAL.format(tool="read")
+    assert "ValueError: cannot present" in result["details"]["traceback"]
+
+
+def test_a_bad_cwd_carries_the_tools_refused_details(tmp_path: Path) -> None:
+    tools = toolbox.ReferenceTools()
+    result = tools.call("bash", {"command": "true"}, str(tmp_path / "gone"))
+    assert result["details"] == {"error": "invalid_cwd", **bash_module.REFUSED}
+    assert tools.call("read", {"path": "x"}, "rel")["details"] == {"error": "invalid_cwd"}
+
+
+def test_an_instance_is_made_of_what_it_is_given(tmp_path: Path) -> None:
+    queue = MutationQueue()
+    ops = object()
+    tools = toolbox.ReferenceTools(
+        {"read.max_lines": 7},
+        ops={"write": ops},
+        runs={"read": failing(RuntimeError())},
+        queue=queue,
+        units={"read.max_bytes": "chars"},
+    )
+    assert tools.queue is queue and tools.ops["write"] is ops
+    assert tools.ops["edit"] is edit_module.OPS and "read" in tools.ops
+    assert tools.limits["read.max_lines"] == 7
+    assert tools.limits["bash.max_timeout_s"] == bash_module.LIMITS["bash.max_timeout_s"]
+    assert tools.limits.unit("read.max_bytes") == "chars"
+    assert text(tools.call("read", {}, str(tmp_path))).startswith("read: internal error")
+    assert tools._refused == {"bash": bash_module.REFUSED, "task_output": bash_module.REFUSED}
+    plain = toolbox.ReferenceTools()
+    assert plain.queue is not queue and isinstance(plain.queue, MutationQueue)
+    assert sorted(plain.tools) == sorted(toolbox.TOOL_MODULES)
+    assert len(plain.modules) == 6, "bash and task_output share one module"
+
+
+def test_the_manifest_names_every_tool_feature_and_limit() -> None:
+    tools = toolbox.ReferenceTools()
+    features = sorted(
+        {f for m in (read_module, edit_module, bash_module) for f in m.FEATURES}
+        | set(toolbox.importlib.import_module(f"{toolbox.__package__}.grep").FEATURES)
+        | set(toolbox.importlib.import_module(f"{toolbox.__package__}.glob").FEATURES)
+        | set(toolbox.importlib.import_module(f"{toolbox.__package__}.write").FEATURES)
+    )
+    assert tools.features() == features
+    manifest = tools.manifest()
+    assert manifest == {
+        "name": "agenttools-reference",
+        "version": toolbox.VERSION,
+        "protocol": "agenttools/2",
+        "spec_version": toolbox.SPEC_VERSION,
+        "tools": sorted(toolbox.TOOL_MODULES),
+        "features": features,
+        "output": {"line_numbers": "arrow", "profile": "agenttools-reference/1"},
+        "limits": tools.limits.declared(),
+        "settings": sorted(tools.limits.as_dict()),
+    }
+    assert tools.initialize({"anything": 1}) == {
+        "name": "agenttools-reference",
+        "version": toolbox.VERSION,
+        "protocol": "agenttools/2",
+        "manifest": manifest,
+    }
+
+
+def test_shutdown_stops_every_tool_even_when_one_fails(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stopped: list[str] = []
+
+    def module(name: str, fails: bool | None) -> Any:
+        made: Any = type(sys)(name)
+
+        def shutdown(services: dict[str, Any]) -> None:
+            stopped.append(name)
+            if fails:
+                raise RuntimeError(name)
+
+        if fails is not None:
+            made.shutdown = shutdown
+        return made
+
+    tools = toolbox.ReferenceTools()
+    tools.modules = [module("first", True), module("no_shutdown", None), module("second", False)]
+    closed: list[bool] = []
+
+    def close() -> int:
+        closed.append(True)
+        return 0
+
+    monkeypatch.setattr(tools.queue, "close", close)
+    with caplog.at_level("ERROR", logger="agenttools.reference"):
+        tools.shutdown()
+    assert stopped == ["first", "second"] and closed == [True]
+    assert [r.getMessage() for r in caplog.records] == ["shutdown of first failed"]
+
+    def broken_close() -> int:
+        raise OSError("gone")
+
+    monkeypatch.setattr(tools.queue, "close", broken_close)
+    caplog.clear()
+    tools.modules = []
+    with caplog.at_level("ERROR", logger="agenttools.reference"):
+        tools.shutdown()
+    assert [r.getMessage() for r in caplog.records] == ["sweeping temp files at shutdown failed"]
+
+
+def test_shutdown_sweeps_the_temp_files_of_this_instances_writes(tmp_path: Path) -> None:
+    tools = toolbox.ReferenceTools()
+    assert not tools.call("write", {"path": "a.txt", "content": "x"}, str(tmp_path))["isError"]
+    leftover = tmp_path / f".a.txt.agenttools-{os.getpid()}-{fsport._own_token()[1]}-00ff.tmp"
+    leftover.write_text("half")
+    tools.shutdown()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"]
+
+
+# ---- fsport: opening for read, the umask, a temp file's writer
+
+
+def test_open_for_read_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    message = refusal(fsport.open_for_read, str(fifo), code="not_regular_file")
+    assert message == f"{fifo} is not a regular file; refusing to read it."
+    assert refusal(fsport.open_for_read, str(tmp_path), code="not_regular_file").endswith(
+        "is not a regular file; refusing to read it."
+    )
+    fd = fsport.open_for_read("/dev/null")
+    try:
+        assert os.get_blocking(fd)
+    finally:
+        os.close(fd)
+
+
+def test_open_for_read_gives_a_blocking_descriptor_of_the_file(tmp_path: Path) -> None:
+    target = tmp_path / "f.txt"
+    target.write_bytes(b"data")
+    fd = fsport.open_for_read(str(target))
+    try:
+        assert os.get_blocking(fd) and os.read(fd, 10) == b"data"
+        assert not os.get_inheritable(fd)
+    finally:
+        os.close(fd)
+
+
+def test_open_for_read_says_permission_denied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    target = tmp_path / "secret"
+    target.write_text("x")
+
+    def refuse(path: str, flags: int) -> int:  # what a file of mode 000 gets, even as root
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(fsport.os, "open", refuse)
+    with pytest.raises(ToolError) as caught:
+        fsport.open_for_read(str(target))
+    assert caught.value.code == "permission_denied"
+    said = f"Permission denied: cannot read {target}. Check its permissions."
+    assert caught.value.message == said
+    assert caught.value.details == {"path": str(target)}
+
+
+@pytest.mark.parametrize("mask", [0o022, 0o077, 0o002, 0])
+def test_current_umask_reads_the_process_umask(mask: int) -> None:
+    before = os.umask(mask)
+    try:
+        assert fsport.current_umask() == mask
+    finally:
+        os.umask(before)
+
+
+def test_current_umask_without_proc_is_the_usual_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_open = open
+
+    def no_proc(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(path) == "/proc/self/status":
+            raise FileNotFoundError(path)
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", no_proc)
+    assert fsport.current_umask() == 0o022
+
+
+def test_writer_alive_tells_a_live_writer_from_a_dead_or_reused_pid(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pid, start = fsport._own_token()
+    assert fsport.writer_alive(pid, start)
+    assert fsport.writer_alive(pid, 0), "no start time: a live pid counts"
+    assert not fsport.writer_alive(pid, start + 1), "the pid was reused by another process"
+    child = subprocess.Popen(["true"])
+    child.wait()
+    assert not fsport.writer_alive(child.pid, 0)
+    # without /proc: a signal 0 says whether the pid lives
+    monkeypatch.setattr(fsport.os.path, "isdir", lambda path: False)
+    assert fsport.writer_alive(pid, start + 1)
+    assert not fsport.writer_alive(child.pid, start)
+    assert fsport.writer_alive(1, 0), "a pid that lives but is not ours to signal counts"
