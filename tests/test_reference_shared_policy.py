@@ -11,8 +11,10 @@ from __future__ import annotations
 import base64
 import math
 import os
+import stat
 import subprocess
 import sys
+import threading
 import unicodedata
 from pathlib import Path
 from typing import Any
@@ -684,3 +686,203 @@ def test_writer_alive_tells_a_live_writer_from_a_dead_or_reused_pid(
     assert fsport.writer_alive(pid, start + 1)
     assert not fsport.writer_alive(child.pid, start)
     assert fsport.writer_alive(1, 0), "a pid that lives but is not ours to signal counts"
+
+
+@pytest.mark.parametrize(
+    ("path", "hops"),
+    [
+        ("/dev/stdin", ["/dev/stdin", "/proc/self/fd/0"]),
+        ("/etc/hostname", ["/etc/hostname"]),
+    ],
+)
+def test_link_chain_follows_every_hop(path: str, hops: list[str]) -> None:
+    assert fsport.link_chain(path)[: len(hops)] == hops
+
+
+def test_link_chain_of_links_in_a_workspace(tmp_path: Path) -> None:
+    (tmp_path / "real").write_text("x")
+    (tmp_path / "b").symlink_to("real")
+    (tmp_path / "a").symlink_to(tmp_path / "b")
+    a, b, real = (str(tmp_path / n) for n in ("a", "b", "real"))
+    assert fsport.link_chain(a) == [a, b, real]
+    (tmp_path / "loop1").symlink_to("loop2")
+    (tmp_path / "loop2").symlink_to("loop1")
+    loop1, loop2 = str(tmp_path / "loop1"), str(tmp_path / "loop2")
+    assert fsport.link_chain(loop1) == [loop1, loop2]
+    # a chain longer than the hops it follows still ends at the real file
+    previous = "real"
+    for index in range(fsport.MAX_LINK_HOPS + 5):
+        (tmp_path / f"l{index}").symlink_to(previous)
+        previous = f"l{index}"
+    chain = fsport.link_chain(str(tmp_path / previous))
+    assert len(chain) == fsport.MAX_LINK_HOPS + 2 and chain[-1] == real
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("/dev/zero", "Refusing to read /dev/zero: a device that never ends. Read a regular "
+         "file instead."),
+        ("/dev/tty", "Refusing to read /dev/tty: a standard stream or terminal; reading it "
+         "would wait for input or consume this tool's own channel. Read a regular file "
+         "instead."),
+        ("/proc/self/fd/1", "Refusing to read /proc/self/fd/1: a standard stream or terminal; "
+         "reading it would wait for input or consume this tool's own channel. Read a regular "
+         "file instead."),
+    ],
+)  # fmt: skip
+def test_refuse_device_says_why(path: str, message: str) -> None:
+    assert refusal(fsport.refuse_device, path, code="device") == message
+
+
+def test_refuse_device_names_the_device_a_link_leads_to(tmp_path: Path) -> None:
+    (tmp_path / "z").symlink_to("/dev/zero")
+    link = str(tmp_path / "z")
+    assert refusal(fsport.refuse_device, link, code="device") == (
+        f"Refusing to read {link} (it leads to /dev/zero): a device that never ends. Read a "
+        "regular file instead."
+    )
+    (tmp_path / "plain").write_text("x")
+    fsport.refuse_device(str(tmp_path / "plain"))
+    fsport.refuse_device("/dev/null")
+
+
+@pytest.mark.parametrize(
+    ("path", "blocked"),
+    [
+        ("/dev/stdout", True),
+        ("/dev/fd/2", True),
+        ("/proc/self/fd/0", True),
+        ("/proc/thread-self/fd/2", True),
+        ("/proc/123/task/45/fd/1", True),
+        ("/proc/self/fd/3", False),
+        ("/proc/self/fd/01", False),
+        ("/dev/null", False),
+        ("x/proc/self/fd/0", False),
+    ],
+)
+def test_is_blocked_device(path: str, blocked: bool) -> None:
+    assert fsport.is_blocked_device(path) is blocked
+
+
+def test_check_file_kind_says_what_the_path_is(tmp_path: Path) -> None:
+    directory = str(tmp_path)
+    assert refusal(fsport.check_file_kind, directory, code="is_directory") == (
+        f"{directory} is a directory, not a file. List it with glob (path={directory!r}) or "
+        "bash `ls`."
+    )
+    os.mkfifo(tmp_path / "p")
+    fifo = str(tmp_path / "p")
+    assert refusal(fsport.check_file_kind, fifo, code="not_regular_file") == (
+        f"{fifo} is not a regular file (named pipe (FIFO)); reading it could block or never "
+        "end. Read a regular file instead."
+    )
+    assert refusal(fsport.check_file_kind, "/dev/zero", code="not_regular_file").startswith(
+        "/dev/zero is not a regular file (character device);"
+    )
+    assert stat.S_ISCHR(fsport.check_file_kind("/dev/null").st_mode)
+    (tmp_path / "f").write_text("abc")
+    assert fsport.check_file_kind(str(tmp_path / "f")).st_size == 3
+    with pytest.raises(FileNotFoundError):
+        fsport.check_file_kind(str(tmp_path / "missing"))
+
+
+def test_check_file_kind_when_the_path_cannot_be_looked_at(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "f").write_text("x")
+    name = str(tmp_path / "f" / "below")  # a file is no directory
+    assert refusal(fsport.check_file_kind, name, code="io_error") == (
+        f"Cannot access {name}: Not a directory."
+    )
+    assert refusal(fsport.check_file_kind, "a\0b", code="io_error") == (
+        "Cannot access a\0b: invalid name."
+    )
+
+    def refuse(path: str) -> Any:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(fsport.os, "stat", refuse)
+    with pytest.raises(ToolError) as caught:
+        fsport.check_file_kind(name)
+    assert caught.value.code == "permission_denied" and caught.value.details == {"path": name}
+    assert (
+        caught.value.message == f"Permission denied: cannot access {name}. Check its permissions."
+    )
+
+
+def test_atomic_replace_writes_whole_files_with_the_mode_asked_for(tmp_path: Path) -> None:
+    target = str(tmp_path / "f")
+    data = b"x" * (fsport.WRITE_CHUNK * 2 + 3)
+    fsport.atomic_replace(target, data, 0o640)
+    assert Path(target).read_bytes() == data
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    before = os.umask(0o027)
+    try:
+        fsport.atomic_replace(target, b"", None)
+    finally:
+        os.umask(before)
+    assert Path(target).read_bytes() == b""
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640  # 0o666 under umask 027
+    assert os.listdir(tmp_path) == ["f"]
+
+
+def test_a_cancelled_atomic_replace_changes_nothing(tmp_path: Path) -> None:
+    target = tmp_path / "f"
+    target.write_bytes(b"old")
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(ToolError) as caught:
+        fsport.atomic_replace(str(target), b"new" * fsport.WRITE_CHUNK, None, cancel)
+    assert caught.value.code == "aborted"
+    assert caught.value.message == f"The write of {target} was cancelled; the file was not changed."
+    assert target.read_bytes() == b"old" and os.listdir(tmp_path) == ["f"]
+
+
+def test_temp_names_carry_the_writer_and_a_shortened_name(tmp_path: Path) -> None:
+    pid, start = fsport._own_token()
+    assert pid == os.getpid() and start > 0
+    made = fsport.temp_path(str(tmp_path / ("n" * 50)))
+    name = os.path.basename(made)
+    found = fsport.TEMP_NAME.match(name)
+    assert found and (int(found["pid"]), int(found["start"])) == (pid, start)
+    assert os.path.dirname(made) == str(tmp_path)
+    assert name.startswith(f".{'n' * 40}.agenttools-{pid}-{start}-") and len(name) == 41 + len(
+        f".agenttools-{pid}-{start}-"
+    ) + 8 + len(".tmp")
+    assert fsport.temp_path(str(tmp_path / "a")) != fsport.temp_path(str(tmp_path / "a"))
+
+
+def test_start_ticks_of_live_and_missing_processes() -> None:
+    mine = fsport._start_ticks(os.getpid())
+    assert isinstance(mine, int) and mine > 0
+    assert fsport._start_ticks(1) is not None and fsport._start_ticks(1) <= mine
+    assert fsport._start_ticks(2**22 + 1) is None
+
+
+def test_sweep_removes_only_the_temp_files_of_dead_writers(tmp_path: Path) -> None:
+    pid, start = fsport._own_token()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    names = {
+        "mine": f".a.agenttools-{pid}-{start}-0001.tmp",
+        "dead": f".b.agenttools-{dead.pid}-1-0002.tmp",
+        "reused": f".c.agenttools-{pid}-{start + 1}-0003.tmp",
+        "alive": f".d.agenttools-1-{fsport._start_ticks(1)}-0004.tmp",
+        "other": ".e.tmp",
+    }
+    for name in names.values():
+        (tmp_path / name).write_text("x")
+    directory = f".f.agenttools-{dead.pid}-1-0005.tmp"  # a directory by that name is no file
+    (tmp_path / directory).mkdir()
+    assert fsport.sweep_stale_temps(str(tmp_path)) == 2
+    left = {p.name for p in tmp_path.iterdir()}
+    assert left == {
+        names["mine"],
+        names["alive"],
+        names["other"],
+        f".f.agenttools-{dead.pid}-1-0005.tmp",
+    }
+    assert fsport.sweep_stale_temps(str(tmp_path), own=True) == 1
+    assert names["mine"] not in {p.name for p in tmp_path.iterdir()}
+    assert fsport.sweep_stale_temps(str(tmp_path / "missing")) == 0
