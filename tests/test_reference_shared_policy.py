@@ -480,7 +480,39 @@ def test_an_unexpected_exception_is_an_internal_error_with_its_trace(
     assert details["error"] == "internal" and "RuntimeError: boom" in details["traceback"]
     assert details["observation"] == bash_module.REFUSED["observation"]
     assert [r.getMessage() for r in caplog.records] == ["internal error in bash"]
-    assert caplog.records[0].exc_info is not None
+    assert logged_with_trace(caplog.records[0], RuntimeError)
+
+
+def logged_with_trace(record: Any, kind: type[BaseException]) -> bool:
+    info = record.exc_info
+    return isinstance(info, tuple) and info[0] is kind
+
+
+def test_the_trace_of_an_internal_error_keeps_its_last_eight_frames(tmp_path: Path) -> None:
+    # two functions in turn: python folds a frame repeated on end into one line
+    def deep(arguments: Any, ctx: Any, depth: int = 30) -> dict[str, Any]:
+        if depth:
+            return deeper(arguments, ctx, depth - 1)
+        raise RuntimeError("deep")
+
+    def deeper(arguments: Any, ctx: Any, depth: int) -> dict[str, Any]:
+        return deep(arguments, ctx, depth)
+
+    result = toolbox.ReferenceTools(runs={"read": deep}).call("read", {}, str(tmp_path))
+    trace = result["details"]["traceback"]
+    assert trace.count('  File "') == 8 and trace.rstrip().endswith("RuntimeError: deep")
+
+
+def test_a_tool_whose_module_is_missing_is_not_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    modules = {"read": "read", "ghost": "no_such_tool_module", "write": "write"}
+    monkeypatch.setattr(toolbox, "TOOL_MODULES", modules)
+    assert sorted(toolbox.ReferenceTools().tools) == ["read", "write"]
+
+
+def test_features_of_modules_without_any(tmp_path: Path) -> None:
+    tools = toolbox.ReferenceTools()
+    tools.modules = [type(sys)("bare"), read_module]
+    assert tools.features() == sorted(read_module.FEATURES)
 
 
 def test_a_failing_presentation_is_an_internal_error(tmp_path: Path) -> None:
@@ -582,6 +614,7 @@ def test_shutdown_stops_every_tool_even_when_one_fails(
         tools.shutdown()
     assert stopped == ["first", "second"] and closed == [True]
     assert [r.getMessage() for r in caplog.records] == ["shutdown of first failed"]
+    assert logged_with_trace(caplog.records[0], RuntimeError)
 
     def broken_close() -> int:
         raise OSError("gone")
@@ -592,6 +625,7 @@ def test_shutdown_stops_every_tool_even_when_one_fails(
     with caplog.at_level("ERROR", logger="agenttools.reference"):
         tools.shutdown()
     assert [r.getMessage() for r in caplog.records] == ["sweeping temp files at shutdown failed"]
+    assert logged_with_trace(caplog.records[0], OSError)
 
 
 def test_shutdown_sweeps_the_temp_files_of_this_instances_writes(tmp_path: Path) -> None:
@@ -851,6 +885,11 @@ def test_temp_names_carry_the_writer_and_a_shortened_name(tmp_path: Path) -> Non
         f".agenttools-{pid}-{start}-"
     ) + 8 + len(".tmp")
     assert fsport.temp_path(str(tmp_path / "a")) != fsport.temp_path(str(tmp_path / "a"))
+
+
+def test_own_token_without_a_start_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(fsport, "_start_ticks", lambda pid: None)
+    assert fsport._own_token() == (os.getpid(), 0)
 
 
 def test_start_ticks_of_live_and_missing_processes() -> None:
