@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import math
 import os
+import signal
 import stat
 import subprocess
 import sys
@@ -19,6 +20,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from pytest_agenttools.reference_impl import arguments, fsport, limits, paths, results, toolbox
@@ -135,10 +137,13 @@ def test_expected(kind: Any, said: str) -> None:
     assert arguments._expected(kind) == said
 
 
-def refusal(call: Any, *args: Any, code: str = "invalid_argument") -> str:
+def refusal(call: Any, *args: Any, code: str = "invalid_argument", path: str | None = None) -> str:
+    """The message of the ToolError ``call(*args)`` raises; with ``path``, its details name it."""
     with pytest.raises(ToolError) as caught:
         call(*args)
     assert caught.value.code == code
+    if path is not None:
+        assert caught.value.details == {"path": path}
     return caught.value.message
 
 
@@ -643,7 +648,7 @@ def test_shutdown_sweeps_the_temp_files_of_this_instances_writes(tmp_path: Path)
 def test_open_for_read_refuses_what_is_not_a_regular_file(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
-    message = refusal(fsport.open_for_read, str(fifo), code="not_regular_file")
+    message = refusal(fsport.open_for_read, str(fifo), code="not_regular_file", path=str(fifo))
     assert message == f"{fifo} is not a regular file; refusing to read it."
     assert refusal(fsport.open_for_read, str(tmp_path), code="not_regular_file").endswith(
         "is not a regular file; refusing to read it."
@@ -715,10 +720,24 @@ def test_writer_alive_tells_a_live_writer_from_a_dead_or_reused_pid(
     child = subprocess.Popen(["true"])
     child.wait()
     assert not fsport.writer_alive(child.pid, 0)
-    # without /proc: a signal 0 says whether the pid lives
+    # without /proc: a signal 0 says whether the pid lives, and does nothing to it
     monkeypatch.setattr(fsport.os.path, "isdir", lambda path: False)
-    assert fsport.writer_alive(pid, start + 1)
+    live = subprocess.Popen(
+        ["sleep", "30"], preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL)
+    )
+    try:
+        assert fsport.writer_alive(live.pid, start + 1)
+        with pytest.raises(subprocess.TimeoutExpired):  # a signal would have ended it
+            live.wait(0.5)
+    finally:
+        live.kill()
+        live.wait()
     assert not fsport.writer_alive(child.pid, start)
+
+    def not_ours(pid: int, sig: int) -> None:
+        raise PermissionError(1, "Operation not permitted")
+
+    monkeypatch.setattr(fsport.os, "kill", not_ours)
     assert fsport.writer_alive(1, 0), "a pid that lives but is not ours to signal counts"
 
 
@@ -731,6 +750,10 @@ def test_writer_alive_tells_a_live_writer_from_a_dead_or_reused_pid(
 )
 def test_link_chain_follows_every_hop(path: str, hops: list[str]) -> None:
     assert fsport.link_chain(path)[: len(hops)] == hops
+
+
+def test_link_chain_of_a_name_no_file_can_have() -> None:
+    assert fsport.link_chain("/tmp/a\0b") == ["/tmp/a\0b"]
 
 
 def test_link_chain_of_links_in_a_workspace(tmp_path: Path) -> None:
@@ -766,13 +789,13 @@ def test_link_chain_of_links_in_a_workspace(tmp_path: Path) -> None:
     ],
 )  # fmt: skip
 def test_refuse_device_says_why(path: str, message: str) -> None:
-    assert refusal(fsport.refuse_device, path, code="device") == message
+    assert refusal(fsport.refuse_device, path, code="device", path=path) == message
 
 
 def test_refuse_device_names_the_device_a_link_leads_to(tmp_path: Path) -> None:
     (tmp_path / "z").symlink_to("/dev/zero")
     link = str(tmp_path / "z")
-    assert refusal(fsport.refuse_device, link, code="device") == (
+    assert refusal(fsport.refuse_device, link, code="device", path=link) == (
         f"Refusing to read {link} (it leads to /dev/zero): a device that never ends. Read a "
         "regular file instead."
     )
@@ -801,13 +824,13 @@ def test_is_blocked_device(path: str, blocked: bool) -> None:
 
 def test_check_file_kind_says_what_the_path_is(tmp_path: Path) -> None:
     directory = str(tmp_path)
-    assert refusal(fsport.check_file_kind, directory, code="is_directory") == (
+    assert refusal(fsport.check_file_kind, directory, code="is_directory", path=directory) == (
         f"{directory} is a directory, not a file. List it with glob (path={directory!r}) or "
         "bash `ls`."
     )
     os.mkfifo(tmp_path / "p")
     fifo = str(tmp_path / "p")
-    assert refusal(fsport.check_file_kind, fifo, code="not_regular_file") == (
+    assert refusal(fsport.check_file_kind, fifo, code="not_regular_file", path=fifo) == (
         f"{fifo} is not a regular file (named pipe (FIFO)); reading it could block or never "
         "end. Read a regular file instead."
     )
@@ -826,7 +849,7 @@ def test_check_file_kind_when_the_path_cannot_be_looked_at(
 ) -> None:
     (tmp_path / "f").write_text("x")
     name = str(tmp_path / "f" / "below")  # a file is no directory
-    assert refusal(fsport.check_file_kind, name, code="io_error") == (
+    assert refusal(fsport.check_file_kind, name, code="io_error", path=name) == (
         f"Cannot access {name}: Not a directory."
     )
     assert refusal(fsport.check_file_kind, "a\0b", code="io_error") == (
@@ -858,6 +881,13 @@ def test_atomic_replace_writes_whole_files_with_the_mode_asked_for(tmp_path: Pat
         os.umask(before)
     assert Path(target).read_bytes() == b""
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o640  # 0o666 under umask 027
+    os.unlink(target)
+    before = os.umask(0o022)
+    try:
+        fsport.atomic_replace(target, b"x", None)
+    finally:
+        os.umask(before)
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o644
     assert os.listdir(tmp_path) == ["f"]
 
 
@@ -897,9 +927,20 @@ def test_start_ticks_of_live_and_missing_processes() -> None:
     assert isinstance(mine, int) and mine > 0
     assert fsport._start_ticks(1) is not None and fsport._start_ticks(1) <= mine
     assert fsport._start_ticks(2**22 + 1) is None
+    ticks = os.sysconf("SC_CLK_TCK")
+    started = psutil.boot_time() + mine / ticks
+    assert abs(started - psutil.Process().create_time()) < 1
 
 
-def test_sweep_removes_only_the_temp_files_of_dead_writers(tmp_path: Path) -> None:
+def test_sweep_removes_only_the_temp_files_of_dead_writers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # entries in name order, this process's own first: a sweep that stopped at it would leave
+    # the dead writers' files behind
+    scandir = os.scandir
+    monkeypatch.setattr(
+        fsport.os, "scandir", lambda path: sorted(scandir(path), key=lambda e: e.name)
+    )
     pid, start = fsport._own_token()
     dead = subprocess.Popen(["true"])
     dead.wait()
@@ -914,14 +955,11 @@ def test_sweep_removes_only_the_temp_files_of_dead_writers(tmp_path: Path) -> No
         (tmp_path / name).write_text("x")
     directory = f".f.agenttools-{dead.pid}-1-0005.tmp"  # a directory by that name is no file
     (tmp_path / directory).mkdir()
+    link = f".g.agenttools-{dead.pid}-1-0006.tmp"  # nor is a link by that name
+    (tmp_path / link).symlink_to(tmp_path / names["other"])
     assert fsport.sweep_stale_temps(str(tmp_path)) == 2
     left = {p.name for p in tmp_path.iterdir()}
-    assert left == {
-        names["mine"],
-        names["alive"],
-        names["other"],
-        f".f.agenttools-{dead.pid}-1-0005.tmp",
-    }
+    assert left == {names["mine"], names["alive"], names["other"], directory, link}
     assert fsport.sweep_stale_temps(str(tmp_path), own=True) == 1
     assert names["mine"] not in {p.name for p in tmp_path.iterdir()}
     assert fsport.sweep_stale_temps(str(tmp_path / "missing")) == 0
