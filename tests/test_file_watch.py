@@ -70,6 +70,14 @@ def _blind(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(file_watch.TornStateWatcher, "look", lambda self: None)
 
 
+def _big_file(tmp_path: Path) -> tuple[Path, bytes, bytes]:
+    """c.txt holding an old content, and the new content (its size and first byte its own)."""
+    old, new = file_watch.filled(b"o", BIG), file_watch.filled(b"n", 2 * BIG)
+    target = tmp_path / "c.txt"
+    target.write_bytes(old)
+    return target, old, new
+
+
 def _write_in_place(target: Path, data: bytes) -> None:
     with open(target, "r+b") as handle:  # the same inode, written where it stands
         handle.write(data)
@@ -79,9 +87,7 @@ def test_a_write_in_place_is_torn_though_no_look_saw_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _blind(monkeypatch)
-    old, new = file_watch.filled(b"o", BIG), file_watch.filled(b"n", 2 * BIG)
-    target = tmp_path / "c.txt"
-    target.write_bytes(old)
+    target, old, new = _big_file(tmp_path)
     with file_watch.TornStateWatcher(str(target), [old, new]) as watcher:
         _write_in_place(target, new)
     assert watcher.torn and "written in place" in watcher.torn[0], watcher.report()
@@ -91,9 +97,7 @@ def test_a_replacement_by_rename_is_not_torn(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _blind(monkeypatch)
-    old, new = file_watch.filled(b"o", BIG), file_watch.filled(b"n", 2 * BIG)
-    target = tmp_path / "c.txt"
-    target.write_bytes(old)
+    target, old, new = _big_file(tmp_path)
     with file_watch.TornStateWatcher(str(target), [old, new]) as watcher:
         (tmp_path / ".c.txt.tmp").write_bytes(new)
         (tmp_path / ".c.txt.tmp").replace(target)

@@ -291,6 +291,9 @@ def test_physical_join_climbs_from_a_links_target(tmp_path: Path) -> None:
         ("file:///a%20b/c", "/a b/c"),
         ("file://rel", "/ws/rel"),
         ("./a/./b", "/ws/a/b"),
+        ("file:///etc/x%20y", "/etc/x y"),
+        ("a/../b", "/ws/b"),
+        ("/abs", "/abs"),
     ],
 )
 def test_expand_spells_out_home_file_urls_and_relative_paths(raw: str, expanded: str) -> None:

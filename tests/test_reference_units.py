@@ -119,19 +119,6 @@ def test_read_candidates_nfd() -> None:
     assert "/ws/" + unicodedata.normalize("NFD", "caf\u00e9.txt") in found
 
 
-@pytest.mark.parametrize(
-    ("raw", "expected"),
-    [
-        ("file:///etc/x%20y", "/etc/x y"),
-        ("~/a", "/home/u/a"),
-        ("a/../b", "/ws/b"),
-        ("/abs", "/abs"),
-    ],
-)
-def test_expand(raw: str, expected: str) -> None:
-    assert paths.expand(raw, "/ws", {"HOME": "/home/u"}) == expected
-
-
 @pytest.mark.parametrize("raw", [None, 3, "", "   ", "a\x00b"])
 def test_check_raw_rejects(raw: object) -> None:
     with pytest.raises(ToolError):
