@@ -8,8 +8,9 @@ and ``WAITS_S`` (the seconds its run waits out a clause's fixed window, to start
 A broken implementation that no clause catches means the suite has a hole. Only the tests of
 its ``CAUGHT_BY`` clauses run (``--agenttools-clauses``): the rest of the suite judges what the
 defect does not change; and each clause only until its first failure
-(``--agenttools-first-failure``), which is its verdict; ``all_clauses`` runs every test of its modules, to see what else
-catches it. The runs share one warm child process (``runner.run_batch``).
+(``--agenttools-first-failure``), which is its verdict. ``all_clauses`` runs every test of its
+modules, to see what else catches it. The runs share one warm child process
+(``runner.run_batch``).
 
 Each alternative in ``pytest_agenttools.alternatives`` is the reference presented as another real
 tool presents it (tab line numbers, absolute paths, notices first, 0-based offsets, its own
