@@ -185,13 +185,7 @@ class _Inotify:
                 data = os.read(self.fd, 65536)
             except BlockingIOError:
                 return found
-            offset = 0
-            while offset + _EVENT.size <= len(data):
-                _, event_mask, _, length = _EVENT.unpack_from(data, offset)
-                start = offset + _EVENT.size
-                offset = start + length
-                if event_mask & mask:
-                    found.append(os.fsdecode(data[start:offset].rstrip(b"\0")))
+            found += [name for event_mask, name in _events(data) if event_mask & mask]
 
     def wait(self, mask: int, timeout: float) -> bool:
         deadline = time.monotonic() + timeout
@@ -203,16 +197,22 @@ class _Inotify:
                 data = os.read(self.fd, 65536)
             except BlockingIOError:
                 continue
-            offset = 0
-            while offset + _EVENT.size <= len(data):
-                _, event_mask, _, length = _EVENT.unpack_from(data, offset)
-                offset += _EVENT.size + length
-                if event_mask & mask:
-                    return True
+            if any(event_mask & mask for event_mask, _ in _events(data)):
+                return True
         return False
 
     def close(self) -> None:
         os.close(self.fd)
+
+
+def _events(data: bytes) -> Iterator[tuple[int, str]]:
+    """The (mask, name) of each inotify event in ``data``, as ``read`` returned it."""
+    offset = 0
+    while offset + _EVENT.size <= len(data):
+        _, event_mask, _, length = _EVENT.unpack_from(data, offset)
+        start = offset + _EVENT.size
+        offset = start + length
+        yield event_mask, os.fsdecode(data[start:offset].rstrip(b"\0"))
 
 
 def _inotify(path: str, mask: int) -> _Inotify | None:

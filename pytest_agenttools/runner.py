@@ -339,10 +339,10 @@ def _serve_plan(plan_file: str) -> int:
     if any((run["impl"] or "").startswith(f"{__package__}.") for run in plan["runs"]):
         # the shipped implementations (broken, alternative) are the reference underneath, which
         # imports its tool modules when an instance starts: in each run, 0.14 s, unless here
-        from .reference_impl.toolbox import _load_tools
+        from .reference_impl.toolbox import load_tools
 
         with contextlib.suppress(Exception):
-            _load_tools()
+            load_tools()
     if threading.active_count() > 1:
         # a thread would not survive the fork (and could hold a lock the child needs): each
         # run gets a child Python of its own instead

@@ -133,8 +133,10 @@ def _internal_error(tool: str) -> dict[str, Any]:
     )
 
 
-def _load_tools() -> tuple[dict[str, Tool], dict[str, ModuleType]]:
-    """Import the tool modules that exist; a tool whose module is absent is not offered."""
+def load_tools() -> tuple[dict[str, Tool], dict[str, ModuleType]]:
+    """Import the tool modules that exist; a tool whose module is absent is not offered.
+
+    Public so that a batch of runs (``runner.run_batch``) can import them once before it forks."""
     tools: dict[str, Tool] = {}
     modules: dict[str, ModuleType] = {}
     for name, spec in TOOL_MODULES.items():
@@ -162,7 +164,7 @@ class ReferenceTools:
         queue: MutationQueue | None = None,
         units: Mapping[str, str] | None = None,
     ) -> None:
-        self.tools, by_tool = _load_tools()
+        self.tools, by_tool = load_tools()
         self.tools.update(runs or {})
         self.modules = list(dict.fromkeys(by_tool.values()))
         self._refused: dict[str, Mapping[str, Any]] = {
