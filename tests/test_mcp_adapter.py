@@ -9,6 +9,7 @@ AGENTTOOLS_REQUIRE_MCP=1 (set in CI) makes the absence a failure.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import importlib.util
 import json
@@ -718,6 +719,45 @@ def test_the_shell_mapping_parses_and_runs_in_the_workspace() -> None:
     mapping = load_mapping(SHELL / "mapping.toml")
     assert mapping.scripted == {"bash", "task_output"}
     assert mapping.server.home == "private" and mapping.server.directory == "private"
+
+
+def test_the_shell_mapping_waits_for_an_ended_tasks_stored_output() -> None:
+    """The server sets ``completed`` before its output is stored; the output is not lost."""
+    from pytest_agenttools.adapters.mcp_script import McpSession, script_function
+
+    polls: list[dict[str, Any]] = [
+        {"status": "running"},
+        {"status": "completed", "exit_code": 4},  # the store is still being awaited
+        {"status": "completed", "exit_code": 4},
+        {"status": "completed", "exit_code": 4, "output_id": "o1"},
+    ]
+    asked: list[str] = []
+
+    async def call_tool(tool: str, arguments: Any) -> dict[str, Any]:
+        asked.append(tool)
+        if tool == "process_get_execution":
+            data = polls.pop(0) if len(polls) > 1 else polls[0]
+        else:
+            data = {"content": "x\n", "total_size": 2}
+        return {"content": [{"type": "text", "text": json.dumps(data)}]}
+
+    async def unused(*_: Any) -> Any:
+        raise AssertionError("the shell mapping makes its own calls")
+
+    session = McpSession(call_tool, unused, unused, {}, "/tmp")  # type: ignore[arg-type]
+    task_output = script_function(str(SHELL / "shell_mapping.py"), "task_output")
+    poll = call("task_output", task_id="e1", block=True, timeout=5)
+
+    async def poll_twice() -> tuple[ToolResult, ToolResult]:
+        return await task_output(poll, session), await task_output(poll, session)
+
+    first, again = asyncio.run(poll_twice())
+    shown = first.details["observation"]
+    assert shown["output"] == "x\n" and shown["exit_code"] == 4 and not shown["running"]
+    get, read = "process_get_execution", "read_execution_output"
+    assert asked == [get, get, get, get, read, get, read], "polled until the output was stored"
+    shown = again.details["observation"]
+    assert shown["output"] == "" and shown["exit_code"] == 4, "the output is shown once"
 
 
 @pytest.mark.kit_long(18)

@@ -11,6 +11,8 @@ cannot map this server honestly, because what it answers needs reading with its 
   after 15 s. ``foreground`` runs the command and waits; ``background`` answers at once with an
   ``execution_id`` that ``process_get_execution`` polls (the output is there only once the task
   has ended, through its ``output_id``): several calls per ``task_output``, the id carried over.
+  The server sets a task's ``completed`` status before it has stored the output, so an ended task
+  without an ``output_id`` is polled again, briefly, until the id appears.
 - Refused calls (a bad timeout, an unknown execution id, a missing directory) are JSON-RPC errors,
   shown here as error results the way an MCP host shows them to a model.
 
@@ -37,6 +39,11 @@ DEFAULT_TIMEOUT_S = 60
 #: task_output's wait when no timeout is given (the canonical default)
 TASK_WAIT_S = 30.0
 POLL_S = 0.2
+#: how long an ended task's output may take to be stored, and how often that is polled
+SAVE_WAIT_S = 5.0
+SAVE_POLL_S = 0.02
+#: how the server's message starts when it could not store an ended task's output
+SAVE_FAILED = "Output file save failed"
 #: read_execution_output's largest page
 PAGE = 1024 * 1024
 CANONICAL = {"command", "timeout", "run_in_background"}
@@ -151,13 +158,24 @@ async def task_output(call: ToolCall, session: McpSession) -> ToolResult:
         wait = TASK_WAIT_S
     # a wait beyond the float range (an integer like 10**400) is a wait without end
     deadline = time.monotonic() + (float(wait) if wait < 2**1023 else math.inf)
+    saved_by: float | None = None
     try:
         while True:
             reply = await session.call("process_get_execution", {"execution_id": task_id})
             data = reply.json()
-            if data.get("status") != "running" or block is not True:
-                break
-            if time.monotonic() >= deadline:
+            if data.get("status") != "running":
+                # the server marks a task ended before it has stored the output (the store is
+                # awaited after the status is set): until output_id (or the store's failure
+                # message) appears, the output of an ended task is not readable yet
+                stored = data.get("output_id") or str(data.get("message")).startswith(SAVE_FAILED)
+                if stored:
+                    break
+                saved_by = saved_by if saved_by is not None else time.monotonic() + SAVE_WAIT_S
+                if time.monotonic() >= saved_by:
+                    break
+                await asyncio.sleep(SAVE_POLL_S)
+                continue
+            if block is not True or time.monotonic() >= deadline:
                 break
             await asyncio.sleep(POLL_S)
         replies = [reply]
