@@ -316,8 +316,14 @@ def _finish_within(capture: OutputCapture, linger: float) -> bool:
 
 
 def _wait_for_size(capture: OutputCapture, size: int) -> None:
+    """Until the pump has moved ``size`` bytes. The count is read under the capture's lock: the
+    pump adds to it and compacts the file in one hold of that lock, so a count read without it
+    can run ahead of the compaction it triggers."""
     deadline = time.monotonic() + HANG
-    while capture.size < size and time.monotonic() < deadline:
+    while time.monotonic() < deadline:
+        with capture._lock:
+            if capture.size >= size:
+                break
         time.sleep(0.001)
     assert capture.size == size
 
