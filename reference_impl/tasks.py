@@ -107,7 +107,7 @@ class Task:
     def wait(self, timeout: float | None) -> bool:
         return self.done.wait(timeout)
 
-    def read_new(self, max_size: int, max_lines: int, unit: str = "bytes") -> View:
+    def read_new(self, max_size: int, max_lines: int, unit: str) -> View:
         """The output since the previous read (a bounded view); moves the cursor.
 
         Nothing new (a finished task polled again) reads no file: BASH-BG-06.
@@ -156,10 +156,6 @@ class TaskTable:
     def get(self, task_id: str) -> Task | None:
         with self._lock:
             return self._tasks.get(task_id)
-
-    def ids(self) -> list[str]:
-        with self._lock:
-            return sorted(self._tasks)
 
     def shutdown(self, wait: float = 10.0) -> None:
         """End every running task with its tree, wait for them, and remove their output files."""
