@@ -134,7 +134,12 @@ GROUPS: tuple[Group, ...] = (
             "rm_shim",
             "command_analysis",
         ),
-        ("test_output_capture.py", "test_bash_units.py", "test_reference_tasks.py"),
+        (
+            "test_output_capture.py",
+            "test_bash_units.py",
+            "test_reference_tasks.py",
+            "test_reference_processes.py",
+        ),
     ),
     Group(
         "shared",
