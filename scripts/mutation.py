@@ -139,6 +139,7 @@ GROUPS: tuple[Group, ...] = (
             "test_bash_units.py",
             "test_reference_tasks.py",
             "test_reference_processes.py",
+            "test_reference_bash_policy.py",
         ),
     ),
     Group(
