@@ -16,8 +16,10 @@ from typing import Any
 
 import pytest
 
-from pytest_agenttools.reference_impl import bash
+from pytest_agenttools.reference_impl import bash, command_analysis
+from pytest_agenttools.reference_impl.output_capture import NO_OUTPUT
 from pytest_agenttools.reference_impl.processes import Exit
+from pytest_agenttools.reference_impl.results import ToolError
 from pytest_agenttools.reference_impl.tasks import Outcome
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
 
@@ -144,3 +146,142 @@ def test_shutdown_removes_the_data_directory(tmp_path: Path) -> None:
     assert os.path.isdir(os.path.join(root, "shims"))
     tools.shutdown()
     assert not os.path.exists(root), "the shim and trash directory outlived shutdown"
+
+
+def test_the_analyze_method_classifies_the_command_it_is_given() -> None:
+    analyze = ReferenceTools().method("bash/analyze")
+    assert analyze is not None
+    command = "git status && rm -rf build"
+    assert analyze({"command": command}, {}) == command_analysis.analyze(command)
+    assert analyze({"command": "ls"}, {}) == command_analysis.analyze("ls")
+    for params in ({"command": 7}, {}, ["ls"], None):
+        with pytest.raises(ValueError, match=r"bash/analyze needs params\.command"):
+            analyze(params, {})
+
+
+LONG = "x" * 50
+
+
+@pytest.mark.parametrize(
+    ("value", "maximum", "message"),
+    [
+        (None, 300, "bash: timeout must be a number of seconds."),
+        (True, 300, "bash: timeout must be a number of seconds."),
+        ("5", 300, "bash: timeout must be a number of seconds, not the string '5'."),
+        (LONG, 300, f"bash: timeout must be a number of seconds, not the string {LONG[:40]!r}."),
+        (
+            10**400,
+            300,
+            "bash: timeout is too large; give at most 300 seconds; use run_in_background for "
+            "longer commands.",
+        ),
+        (
+            10**400,
+            0.5,
+            "bash: timeout is too large; give at most 0.5 seconds; use run_in_background for "
+            "longer commands.",
+        ),
+        (10**400, 0, "bash: timeout is too large; give a finite number of seconds."),
+        (
+            float("nan"),
+            300,
+            "bash: timeout must be a positive, finite number of seconds; got nan.",
+        ),
+        (0, 300, "bash: timeout must be a positive, finite number of seconds; got 0."),
+        (
+            301,
+            300,
+            "bash: timeout 301 s is over the maximum of 300 seconds; use run_in_background for "
+            "longer commands.",
+        ),
+        (
+            2,
+            1,
+            "bash: timeout 2 s is over the maximum of 1 seconds; use run_in_background for "
+            "longer commands.",
+        ),
+    ],
+)
+def test_a_bad_timeout_is_refused_in_these_words(value: Any, maximum: float, message: str) -> None:
+    with pytest.raises(ToolError) as refused:
+        bash.parse_timeout(value, maximum)
+    assert (refused.value.code, refused.value.message) == ("invalid_argument", message)
+    with pytest.raises(ToolError) as named:
+        bash.parse_timeout(value, maximum, "task_output")
+    assert named.value.message == "task_output" + message.removeprefix("bash")
+
+
+def test_a_timeout_at_the_maximum_is_taken() -> None:
+    assert bash.parse_timeout(300, 300) == 300.0
+    assert bash.parse_timeout(0.5, 1) == 0.5
+
+
+def test_a_poll_that_does_not_block_comes_back_at_once(tmp_path: Path) -> None:
+    tools = ReferenceTools({"task_output.default_timeout_s": 600})
+    try:
+        started = tools.call(
+            "bash", {"command": "sleep 60", "run_in_background": True}, str(tmp_path)
+        )
+        task_id = started["details"]["task_id"]
+        result = tools.call("task_output", {"task_id": task_id, "block": False}, str(tmp_path))
+        assert result["details"]["status"] == "running"
+    finally:
+        tools.shutdown()
+
+
+def test_a_running_task_shows_its_output_so_far(tools: ReferenceTools, tmp_path: Path) -> None:
+    go = tmp_path / "go"
+    command = f"echo first; while [ ! -e {go} ]; do sleep 0.05; done"
+    task_id = tools.call("bash", {"command": command, "run_in_background": True}, str(tmp_path))[
+        "details"
+    ]["task_id"]
+    text = ""
+    for _ in range(int(WAIT_S / 0.1)):
+        result = tools.call("task_output", {"task_id": task_id, "timeout": 0.1}, str(tmp_path))
+        text = result["content"][0]["text"]
+        if text.startswith("first"):
+            break
+    assert text == f"first\n\n\n[Task {task_id} is still running.]", text
+    details = result["details"]
+    assert details["status"] == "running" and details["truncated"] is False
+    assert "fullOutputPath" not in details and result["details"]["observation"]["running"]
+    quiet = tools.call("task_output", {"task_id": task_id, "block": False}, str(tmp_path))
+    assert quiet["content"][0]["text"] == f"{NO_OUTPUT}\n\n[Task {task_id} is still running.]"
+    go.touch()
+
+
+def test_a_running_task_with_more_output_than_shown_says_where_the_rest_is(
+    tmp_path: Path,
+) -> None:
+    tools = ReferenceTools({"bash.output_max_bytes": 100})
+    try:
+        go = tmp_path / "go"
+        command = f"seq 1 1000; while [ ! -e {go} ]; do sleep 0.05; done"
+        task_id = tools.call(
+            "bash", {"command": command, "run_in_background": True}, str(tmp_path)
+        )["details"]["task_id"]
+        for _ in range(int(WAIT_S / 0.1)):
+            result = tools.call("task_output", {"task_id": task_id, "timeout": 0.1}, str(tmp_path))
+            if result["details"]["truncated"]:
+                break
+        details = result["details"]
+        assert details["truncated"] is True and details["status"] == "running"
+        path = details["fullOutputPath"]
+        assert path == details["observation"]["full_output_path"] and os.path.isfile(path)
+        text = result["content"][0]["text"]
+        assert f"Full output: {path}" in text
+        assert text.endswith(f"[Task {task_id} is still running.]") and text.startswith("1\n")
+        go.touch()
+    finally:
+        tools.shutdown()
+
+
+def test_a_finished_task_ends_its_text_with_its_status(
+    tools: ReferenceTools, tmp_path: Path
+) -> None:
+    result = finished(tools, tmp_path, "printf '\\nhi \\n'")
+    task_id = result["details"]["task_id"]
+    assert result["content"][0]["text"] == f"\nhi \n\n[Task {task_id} completed.]"
+    # shown whole and never announced: its output file is gone
+    task = tools.services["bash.tasks"].get(task_id)
+    assert task is not None and not os.path.exists(task.output.path)
