@@ -200,6 +200,17 @@ def descriptors_of(pid: int) -> dict[int, str]:
     return held
 
 
+def argv_of(pid: int) -> list[bytes]:
+    """A process's argv. Popen returns once exec has begun, and the kernel shows the new argv
+    only a moment later: until then /proc gives an empty one."""
+    for _ in range(int(WAIT_S / 0.01)):
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+        if raw:
+            return raw.split(b"\0")
+        time.sleep(0.01)
+    raise AssertionError(f"process {pid} never showed its argv")
+
+
 def inheritable_pipe() -> tuple[int, int, str]:
     """A pipe a careless child would inherit; its target as /proc shows it."""
     read_end, write_end = os.pipe()
@@ -228,7 +239,7 @@ def test_supervisors_are_isolated_from_the_host(
         held = descriptors_of(pid)
         assert held[2] == "/dev/null", f"stderr of the supervisor: {held[2]}"
         assert pipe not in held.values(), "the host's inheritable pipe is held open"
-        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+        argv = argv_of(pid)
         assert argv[1:3] == [b"-I", b"-S"], argv
     finally:
         os.close(read_end)
