@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -104,3 +105,13 @@ def strict_report(run: subprocess.CompletedProcess[str], report: Path) -> dict[s
         pytest.fail(f"{summary}\n\n{named}", pytrace=False)
     assert data["expectations"]["stale"] == data["expectations"]["unmatched"] == []
     return data
+
+
+def numbers_in(path: Path, count: int, wait: float = 30.0) -> list[int]:
+    """The numbers a command wrote to ``path`` (pids, mostly), once there are ``count``."""
+    for _ in range(int(wait / 0.05)):
+        found = path.read_text().split() if path.exists() else []
+        if len(found) >= count:
+            return [int(n) for n in found]
+        time.sleep(0.05)
+    raise AssertionError(f"the command never wrote {count} numbers to {path}")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from conftest import numbers_in
 
 from pytest_agenttools.reference_impl import processes
 from pytest_agenttools.reference_impl.processes import Exit, ForkServer, Supervised
@@ -36,15 +37,6 @@ def all_output(process: Supervised) -> bytes:
     return b"".join(chunks)
 
 
-def numbers_in(path: Path, count: int) -> list[int]:
-    for _ in range(int(WAIT_S / 0.05)):
-        found = path.read_text().split() if path.exists() else []
-        if len(found) >= count:
-            return [int(n) for n in found]
-        time.sleep(0.05)
-    raise AssertionError(f"the command never wrote {count} numbers to {path}")
-
-
 def running(pid: int) -> bool:
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
@@ -62,12 +54,16 @@ def open_pipes() -> set[str]:
     }
 
 
-@pytest.mark.parametrize("via", ["fork server", "own interpreter"])
-def test_how_a_command_ended_is_reported(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, via: str
-) -> None:
-    if via == "own interpreter":
+@pytest.fixture(params=["fork server", "own interpreter"])
+def via(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """How supervisors start: from the fork server, or (where it cannot run) each in its own
+    interpreter."""
+    if request.param == "own interpreter":
         monkeypatch.setattr(ForkServer, "get", classmethod(lambda cls: None))
+    return str(request.param)
+
+
+def test_how_a_command_ended_is_reported(tmp_path: Path, via: str) -> None:
     exited = run("echo out; echo err >&2; echo out2; exit 3", tmp_path)
     assert all_output(exited) == b"out\nerr\nout2\n", "one pipe, in the order written"
     assert exited.wait(WAIT_S) and exited.wait_gone(WAIT_S)
@@ -79,12 +75,7 @@ def test_how_a_command_ended_is_reported(
     os.close(killed.output_fd)
 
 
-@pytest.mark.parametrize("via", ["fork server", "own interpreter"])
-def test_stop_ends_the_whole_tree_once(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, via: str
-) -> None:
-    if via == "own interpreter":
-        monkeypatch.setattr(ForkServer, "get", classmethod(lambda cls: None))
+def test_stop_ends_the_whole_tree_once(tmp_path: Path, via: str) -> None:
     process = run("trap '' TERM; sleep 300 & echo $! > pid; wait", tmp_path)
     (child,) = numbers_in(tmp_path / "pid", 1)
     assert process.alive and not process.wait(0.01) and not process.wait_gone(0.01)
@@ -218,10 +209,7 @@ def inheritable_pipe() -> tuple[int, int, str]:
     return read_end, write_end, os.readlink(f"/proc/self/fd/{write_end}")
 
 
-@pytest.mark.parametrize("via", ["fork server", "own interpreter"])
-def test_supervisors_are_isolated_from_the_host(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, via: str
-) -> None:
+def test_supervisors_are_isolated_from_the_host(tmp_path: Path, via: str) -> None:
     """No host descriptor is held open (a reader of the host would never see end of file), the
     host's stderr gets no noise, and the host's Python settings do not apply (-I -S)."""
     read_end, write_end, pipe = inheritable_pipe()
@@ -232,7 +220,6 @@ def test_supervisors_are_isolated_from_the_host(
             assert descriptors_of(pid)[1] == "/dev/null", "the host's stdout may be a protocol"
             process = None
         else:
-            monkeypatch.setattr(ForkServer, "get", classmethod(lambda cls: None))
             process = run("sleep 30", tmp_path)
             assert process._proc is not None
             pid = process._proc.pid

@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 import psutil
 import pytest
+from conftest import numbers_in
 
 from pytest_agenttools.reference_impl.bash import BashOps
 from pytest_agenttools.reference_impl.output_capture import View
@@ -112,16 +112,6 @@ def test_the_watcher_thread_is_named_and_never_holds_the_host_open(
     assert len(watchers) == 1 and watchers[0].daemon
     task.stop("aborted")
     assert task.wait(WAIT_S)
-
-
-def numbers_in(path: Path, count: int) -> list[int]:
-    """The numbers the commands wrote to ``path``, once there are ``count`` of them."""
-    for _ in range(int(WAIT_S / 0.05)):
-        found = path.read_text().split() if path.exists() else []
-        if len(found) >= count:
-            return [int(n) for n in found]
-        time.sleep(0.05)
-    raise AssertionError(f"the commands never wrote {count} numbers to {path}")
 
 
 class Recorded:
