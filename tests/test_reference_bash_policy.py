@@ -55,6 +55,7 @@ def finished(tools: ReferenceTools, cwd: Path, command: str, **arguments: Any) -
         (Outcome("exit", Exit(None, 9)), "killed"),
         (Outcome("timeout", Exit(None, 15)), "timed_out"),
         (Outcome("aborted", Exit(None, 15)), "killed"),
+        (Outcome("aborted", Exit(0, None)), "killed"),
         (Outcome("shutdown", Exit(None, 15)), "killed"),
         (Outcome("shutdown", Exit(0, None)), "killed"),
         (Outcome("timeout", Exit(0, None)), "timed_out"),
@@ -276,12 +277,16 @@ def test_a_running_task_with_more_output_than_shown_says_where_the_rest_is(
         tools.shutdown()
 
 
+@pytest.mark.parametrize(
+    ("command", "shown"), [("printf '\\nhi \\n'", "\nhi \n"), ("printf 'hiX\\n'", "hiX\n")]
+)
 def test_a_finished_task_ends_its_text_with_its_status(
-    tools: ReferenceTools, tmp_path: Path
+    tools: ReferenceTools, tmp_path: Path, command: str, shown: str
 ) -> None:
-    result = finished(tools, tmp_path, "printf '\\nhi \\n'")
+    """Only the newlines that end the output give way to the status line."""
+    result = finished(tools, tmp_path, command)
     task_id = result["details"]["task_id"]
-    assert result["content"][0]["text"] == f"\nhi \n\n[Task {task_id} completed.]"
+    assert result["content"][0]["text"] == f"{shown}\n[Task {task_id} completed.]"
     # shown whole and never announced: its output file is gone
     task = tools.services["bash.tasks"].get(task_id)
     assert task is not None and not os.path.exists(task.output.path)
