@@ -18,6 +18,7 @@ from hypothesis import settings
 
 from pytest_agenttools.adapters.inprocess import InProcessAdapter
 from pytest_agenttools.adapters.stdio import StdioAdapter
+from pytest_agenttools.conformance.bash_strategies import recorded_pids
 from pytest_agenttools.markers import seconds_of
 from pytest_agenttools.workspace import RAM_DIR, ram_dir_usable
 
@@ -110,8 +111,8 @@ def strict_report(run: subprocess.CompletedProcess[str], report: Path) -> dict[s
 def numbers_in(path: Path, count: int, wait: float = 30.0) -> list[int]:
     """The numbers a command wrote to ``path`` (pids, mostly), once there are ``count``."""
     for _ in range(int(wait / 0.05)):
-        found = path.read_text().split() if path.exists() else []
+        found = recorded_pids(path.parent, path.name)
         if len(found) >= count:
-            return [int(n) for n in found]
+            return found
         time.sleep(0.05)
     raise AssertionError(f"the command never wrote {count} numbers to {path}")

@@ -13,10 +13,10 @@ import signal
 import time
 from pathlib import Path
 
-import psutil
 import pytest
 from conftest import numbers_in
 
+from pytest_agenttools.conformance.bash_strategies import is_alive
 from pytest_agenttools.reference_impl import processes
 from pytest_agenttools.reference_impl.processes import Exit, ForkServer, Supervised
 
@@ -35,13 +35,6 @@ def all_output(process: Supervised) -> bytes:
         chunks.append(chunk)
     os.close(process.output_fd)
     return b"".join(chunks)
-
-
-def running(pid: int) -> bool:
-    try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
-    except psutil.NoSuchProcess:
-        return False
 
 
 def open_pipes() -> set[str]:
@@ -83,7 +76,7 @@ def test_stop_ends_the_whole_tree_once(tmp_path: Path, via: str) -> None:
     process.stop()  # idempotent
     assert process.wait_gone(WAIT_S) and not process.alive
     assert process.exit is not None and process.exit.signal == signal.SIGKILL
-    assert not running(child), "the TERM-ignoring child outlived stop()"
+    assert not is_alive(child), "the TERM-ignoring child outlived stop()"
     process.stop()  # after the end: nothing to do, no error
     os.close(process.output_fd)
 
@@ -92,9 +85,9 @@ def test_a_keepalive_command_is_over_before_its_leftovers_are(tmp_path: Path) ->
     process = run("sleep 30 >/dev/null 2>&1 & echo $! > pid", tmp_path, keepalive=True)
     (leftover,) = numbers_in(tmp_path / "pid", 1)
     assert process.wait(WAIT_S) and process.exit == Exit(0, None)
-    assert process.alive and running(leftover), "a keepalive command's leftovers run on"
+    assert process.alive and is_alive(leftover), "a keepalive command's leftovers run on"
     process.stop()
-    assert process.wait_gone(WAIT_S) and not running(leftover)
+    assert process.wait_gone(WAIT_S) and not is_alive(leftover)
     os.close(process.output_fd)
 
 

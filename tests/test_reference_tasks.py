@@ -14,10 +14,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import psutil
 import pytest
 from conftest import numbers_in
 
+from pytest_agenttools.conformance.bash_strategies import is_alive
 from pytest_agenttools.reference_impl.bash import BashOps
 from pytest_agenttools.reference_impl.output_capture import View
 from pytest_agenttools.reference_impl.processes import Exit
@@ -229,7 +229,7 @@ def test_shutdown_ends_every_task_and_waits_until_they_are_gone(tmp_path: Path) 
     os.unlink(tasks[0].output.path)  # removed behind the table's back: no error at shutdown
     table.shutdown()
     assert all(not task.process.alive for task in tasks), "shutdown returned before the end"
-    alive = [p for p in pids if psutil.pid_exists(p) and psutil.Process(p).status() != "zombie"]
+    alive = [p for p in pids if is_alive(p)]
     assert alive == [], f"processes outlived shutdown: {alive}"
     for task in tasks:
         assert task.wait(WAIT_S) and task.outcome is not None
