@@ -53,13 +53,24 @@ def mask(text: str, workspace: str) -> str:
 @pytest.fixture
 def agenttools_golden(snapshot: Any, pytestconfig: pytest.Config) -> Any:
     """A syrupy snapshot (single-file JSON) compared against the kit's goldens."""
-    from syrupy.extensions.json import JSONSnapshotExtension
+    return snapshot.use_extension(golden_extension(golden_root(pytestconfig)))
 
-    root = golden_root(pytestconfig)
 
-    class GoldenExtension(JSONSnapshotExtension):
-        @classmethod
-        def dirname(cls, *, test_location: Any) -> str:
-            return str(root / test_location.basename)
+#: one extension class per golden root: syrupy keys its discovery of the stored goldens by the
+#: extension class, so a class made per test would have every golden file read again per test
+_EXTENSIONS: dict[Path, type] = {}
 
-    return snapshot.use_extension(GoldenExtension)
+
+def golden_extension(root: Path) -> type:
+    """The syrupy extension that stores goldens under ``root``, one per module."""
+    found = _EXTENSIONS.get(root)
+    if found is None:
+        from syrupy.extensions.json import JSONSnapshotExtension
+
+        class GoldenExtension(JSONSnapshotExtension):
+            @classmethod
+            def dirname(cls, *, test_location: Any) -> str:
+                return str(root / test_location.basename)
+
+        found = _EXTENSIONS[root] = GoldenExtension
+    return found
