@@ -11,6 +11,7 @@ import base64
 import difflib
 import json
 import math
+import re
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -48,7 +49,15 @@ def wire_value(value: Any, *, what: str = "value") -> Any:
     NaN and infinities are not JSON; refusing them here keeps every adapter to what the wire
     can carry (a strict JSON parser in Node or Go rejects the whole line). Strings with lone
     surrogates survive (JSON escapes them).
+
+    Most values are JSON data already (plain dicts with string keys, lists, strings, finite
+    numbers): those are copied container by container, sharing their strings, which gives what
+    the trip would and skips encoding a megabyte string only to decode it again. Anything else
+    (a tuple, a subclass, a non-finite or huge number, deep nesting) makes the trip itself.
     """
+    plain = _plain_copy(value, 0)
+    if plain is not _NOT_PLAIN:
+        return plain
     try:
         return json.loads(json.dumps(value, allow_nan=False))
     except ValueError as exc:
@@ -57,6 +66,48 @@ def wire_value(value: Any, *, what: str = "value") -> Any:
         raise ContractViolation(f"{what} is nested too deeply to carry as JSON") from None
     except TypeError as exc:
         raise ContractViolation(f"{what} is not JSON data ({exc})") from None
+
+
+_NOT_PLAIN = object()
+_SURROGATE = re.compile("[\ud800-\udfff]")
+#: nesting a plain copy follows before it leaves the value to JSON (whose own limit decides)
+_PLAIN_DEPTH = 64
+#: bits of an int that JSON carries back unchanged in any Python (4,300 decimal digits is the
+#: default cap of int-to-text conversion; this stays well below it)
+_PLAIN_INT_BITS = 4096
+
+
+def _plain_copy(value: Any, depth: int) -> Any:
+    """A copy of ``value`` if it is JSON data as JSON would return it, else ``_NOT_PLAIN``."""
+    kind = type(value)
+    if kind is str:
+        # JSON writes a surrogate as an escape and reads an escaped pair back as one character
+        return value if value.isascii() or not _SURROGATE.search(value) else _NOT_PLAIN
+    if kind is bool or value is None:
+        return value
+    if kind is int:
+        return value if value.bit_length() <= _PLAIN_INT_BITS else _NOT_PLAIN
+    if kind is float:
+        return value if math.isfinite(value) else _NOT_PLAIN
+    if depth >= _PLAIN_DEPTH:
+        return _NOT_PLAIN
+    if kind is list:
+        items = []
+        for item in value:
+            copied = _plain_copy(item, depth + 1)
+            if copied is _NOT_PLAIN:
+                return _NOT_PLAIN
+            items.append(copied)
+        return items
+    if kind is dict:
+        table = {}
+        for key, item in value.items():
+            copied = _plain_copy(item, depth + 1)
+            if type(key) is not str or copied is _NOT_PLAIN:
+                return _NOT_PLAIN
+            table[key] = copied
+        return table
+    return _NOT_PLAIN
 
 
 _REPR = reprlib.Repr()

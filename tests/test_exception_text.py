@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_agenttools.exception_text import find_exception_text
 
@@ -56,3 +60,45 @@ def test_runtime_text_is_found(text: str) -> None:
 @pytest.mark.parametrize("text", PLAIN_TEXTS)
 def test_plain_text_passes(text: str) -> None:
     assert find_exception_text(text) is None, find_exception_text(text)
+
+
+# --- the exception-name detector finds exactly what its one-pattern form finds ---------------
+
+#: the pieces texts are made of: runtime names, qualified names, near misses, separators
+PIECES = [
+    "ValueError",
+    "OSError",
+    "KeyboardInterrupt",
+    "Warning",
+    "ToolError",
+    "json.decoder.JSONDecodeError",
+    "java.io.IOException",
+    "x.y_Error",
+    "a.b",
+    "x.FooError.bar",
+    "_priv",
+    "1abc",
+    "Error",
+    ".",
+    "..",
+    ":",
+    ": ",
+    " ",
+    "\n",
+    "\t",
+    "é",
+    "-",
+    "(",
+]
+
+
+@settings(max_examples=500)
+@given(st.lists(st.sampled_from(PIECES), max_size=12).map("".join))
+def test_the_name_detector_matches_its_single_pattern(text: str) -> None:
+    from pytest_agenttools.exception_text import DETECTORS, EXCEPTION_NAME
+
+    (detector,) = [d for d in DETECTORS if d.what == "an exception class name"]
+    reference = re.compile(EXCEPTION_NAME, re.MULTILINE).search(text)
+    found = detector.search(text)
+    assert (found and found.group(0)) == (reference and reference.group(0)), text
+    assert (found and found.start()) == (reference and reference.start()), text
