@@ -71,6 +71,8 @@ def _fail(command: str, message: str, code: int = 2) -> int:
 
 def _check_selection(ns: argparse.Namespace) -> str | None:
     """A message naming what is unknown in ``--tools`` / ``--features``, or None."""
+    if not (ns.tools or ns.features or ns.clauses):
+        return None  # nothing to check: the spec is loaded once, by the run's session
     from .clauses import load
     from .selection import split_list
 
