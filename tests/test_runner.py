@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,33 +22,30 @@ print(json.dumps(sorted(charmap().items())))
 """
 
 
-def test_a_seeded_storage_directory_holds_hypothesis_own_table(tmp_path: Path) -> None:
-    from hypothesis.internal.charmap import charmap
-
-    seed_hypothesis_storage(str(tmp_path))
-    child = subprocess.run(
+def load_in_child(storage: Path) -> subprocess.CompletedProcess[str]:
+    """Run LOAD_WITHOUT_BUILDING in a child Python whose hypothesis storage is ``storage``."""
+    return subprocess.run(
         [sys.executable, "-c", LOAD_WITHOUT_BUILDING],
-        env=dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=str(tmp_path)),
+        env=dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=str(storage)),
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert child.returncode == 0, child.stderr[-2000:]
-    import json
 
+
+def test_a_seeded_storage_directory_holds_hypothesis_own_table(tmp_path: Path) -> None:
+    from hypothesis.internal.charmap import charmap
+
+    seed_hypothesis_storage(str(tmp_path))
+    child = load_in_child(tmp_path)
+    assert child.returncode == 0, child.stderr[-2000:]
     loaded = {name: tuple(map(tuple, spans)) for name, spans in json.loads(child.stdout)}
     assert loaded == charmap()
 
 
 def test_an_unseeded_directory_makes_hypothesis_build_the_table(tmp_path: Path) -> None:
     """The check above can fail: without the seed, the child builds, and says so."""
-    child = subprocess.run(
-        [sys.executable, "-c", LOAD_WITHOUT_BUILDING],
-        env=dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=str(tmp_path)),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    child = load_in_child(tmp_path)
     assert child.returncode != 0 and "built its table" in child.stderr
 
 
