@@ -72,9 +72,9 @@ _NOT_PLAIN = object()
 _SURROGATE = re.compile("[\ud800-\udfff]")
 #: nesting a plain copy follows before it leaves the value to JSON (whose own limit decides)
 _PLAIN_DEPTH = 64
-#: bits of an int that JSON carries back unchanged in any Python (4,300 decimal digits is the
-#: default cap of int-to-text conversion; this stays well below it)
-_PLAIN_INT_BITS = 4096
+#: bits of an int that JSON carries back unchanged in any Python: 617 decimal digits at most,
+#: below 640, the lowest cap ``sys.set_int_max_str_digits`` accepts (4,300 by default)
+_PLAIN_INT_BITS = 2048
 
 
 def _plain_copy(value: Any, depth: int) -> Any:

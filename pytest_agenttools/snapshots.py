@@ -62,7 +62,7 @@ _EXTENSIONS: dict[Path, type] = {}
 
 
 def golden_extension(root: Path) -> type:
-    """The syrupy extension that stores goldens under ``root``, one per module."""
+    """The syrupy extension class that stores goldens under ``root`` (one class per root)."""
     found = _EXTENSIONS.get(root)
     if found is None:
         from syrupy.extensions.json import JSONSnapshotExtension

@@ -168,6 +168,22 @@ def test_deep_and_cyclic_values_are_refused_not_crashed() -> None:
     assert same(wire_value(fine), fine)
 
 
+def test_an_int_json_carries_under_the_lowest_digit_cap_is_copied_and_a_longer_one_is_not() -> None:
+    """Python may cap int-to-text conversion at 640 digits: an int the copy takes as it is must
+    be one the trip carries under that cap too; a longer one is left to the trip."""
+    import sys
+
+    within, beyond = 2**2048 - 1, 10**700
+    previous = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(640)
+    try:
+        assert wire_value([within]) == [within]
+        with pytest.raises(ContractViolation):
+            wire_value([beyond])
+    finally:
+        sys.set_int_max_str_digits(previous)
+
+
 def test_a_megabyte_string_is_not_copied() -> None:
     text = "\u00e9" * 1_000_000
     assert wire_value({"content": text})["content"] is text
