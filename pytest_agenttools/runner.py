@@ -182,6 +182,14 @@ def _category_table() -> bytes:
     return json.dumps(sorted(spans.items())).encode()
 
 
+def child_env(scratch: str) -> dict[str, str]:
+    """The environment of a child run: this one, with hypothesis's storage (its example
+    database, its caches) in a seeded directory under ``scratch``."""
+    storage = os.path.join(scratch, "hypothesis")
+    seed_hypothesis_storage(storage)
+    return dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=storage)
+
+
 @contextlib.contextmanager
 def scratch_hypothesis() -> Iterator[str]:
     """Point hypothesis's example database at a scratch directory for the run's duration."""
@@ -236,8 +244,7 @@ def run_in_subprocess(run: SuiteRun, timeout: float = 900) -> ChildRun:
     """Run the suite in a child Python (its own pytest session), from a scratch directory."""
     with tempfile.TemporaryDirectory(prefix="agenttools-child-") as scratch:
         target = run.report or os.path.join(scratch, "report.json")
-        env = dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=os.path.join(scratch, "hypothesis"))
-        seed_hypothesis_storage(env["HYPOTHESIS_STORAGE_DIRECTORY"])
+        env = child_env(scratch)
         command = [sys.executable, "-m", "pytest", *_with_report(run, target).args()]
         try:
             proc = subprocess.run(
@@ -301,8 +308,7 @@ def run_batch(
         plan_file = os.path.join(scratch, "plan.json")
         with open(plan_file, "w", encoding="utf-8") as stream:
             json.dump(plan, stream)
-        env = dict(os.environ, HYPOTHESIS_STORAGE_DIRECTORY=os.path.join(scratch, "hypothesis"))
-        seed_hypothesis_storage(env["HYPOTHESIS_STORAGE_DIRECTORY"])
+        env = child_env(scratch)
         outcomes: dict[int, ChildRun] = {}
         with subprocess.Popen(
             [sys.executable, "-m", __name__, plan_file],

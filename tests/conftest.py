@@ -108,7 +108,12 @@ def strict_report(run: subprocess.CompletedProcess[str], report: Path) -> dict[s
     return data
 
 
-def numbers_in(path: Path, count: int, wait: float = 30.0) -> list[int]:
+#: how long a kit test waits for what the reference does at once: generous, so that a loaded
+#: machine never turns a wait into a verdict
+WAIT_S = 30.0
+
+
+def numbers_in(path: Path, count: int, wait: float = WAIT_S) -> list[int]:
     """The numbers a command wrote to ``path`` (pids, mostly), once there are ``count``."""
     for _ in range(int(wait / 0.05)):
         found = recorded_pids(path.parent, path.name)

@@ -15,6 +15,7 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+from conftest import WAIT_S
 
 from pytest_agenttools.reference_impl import bash, command_analysis
 from pytest_agenttools.reference_impl.output_capture import NO_OUTPUT
@@ -22,9 +23,6 @@ from pytest_agenttools.reference_impl.processes import Exit
 from pytest_agenttools.reference_impl.results import ToolError
 from pytest_agenttools.reference_impl.tasks import Outcome
 from pytest_agenttools.reference_impl.toolbox import ReferenceTools
-
-#: generous: a loaded machine must not turn a wait into a verdict
-WAIT_S = 30
 
 
 @pytest.fixture

@@ -14,14 +14,11 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import numbers_in
+from conftest import WAIT_S, numbers_in
 
 from pytest_agenttools.conformance.bash_strategies import is_alive
 from pytest_agenttools.reference_impl import processes
 from pytest_agenttools.reference_impl.processes import Exit, ForkServer, Supervised
-
-#: generous: a loaded machine must not turn a wait into a verdict
-WAIT_S = 30.0
 
 
 def run(command: str, cwd: Path, *, keepalive: bool = False, channel: str = "pipe") -> Supervised:

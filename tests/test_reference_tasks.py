@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import numbers_in
+from conftest import WAIT_S, numbers_in
 
 from pytest_agenttools.conformance.bash_strategies import is_alive
 from pytest_agenttools.reference_impl.bash import BashOps
@@ -25,8 +25,6 @@ from pytest_agenttools.reference_impl.tasks import Outcome, Task, TaskTable
 
 OPS = BashOps()
 ENV = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "ONLY_HERE": "1"}
-#: generous: a loaded machine must not turn a wait into a verdict
-WAIT_S = 30.0
 
 
 def start(
