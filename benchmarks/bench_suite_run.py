@@ -19,17 +19,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from measure import samples
+from measure import samples, timed_command
 
 from pytest_agenttools.workspace import RAM_DIR, ram_dir_usable
 
@@ -37,9 +34,8 @@ TARGET_S = 15.0
 
 
 def suite_seconds(workers: str, tmpdir: str | None) -> tuple[float, float]:
-    """Wall and CPU seconds (user and system, of the run and every process it waited for) of one
-    ``agenttools run`` of the whole suite; fails on any failing test. On a shared machine the
-    CPU figure moves less than the wall figure, so it is the one to compare changes by."""
+    """Wall and CPU seconds (``measure.timed_command``) of one ``agenttools run`` of the whole
+    suite; fails on any failing test."""
     exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
     env = dict(os.environ)
     env.pop("TMPDIR", None)
@@ -48,16 +44,9 @@ def suite_seconds(workers: str, tmpdir: str | None) -> tuple[float, float]:
     else:
         env.pop("AGENTTOOLS_TMPDIR", None)
     with tempfile.TemporaryDirectory() as cwd:
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        done = subprocess.run(
-            [exe, "run", "--", "-n", workers], cwd=cwd, env=env, capture_output=True, text=True
-        )
-        took = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        took, cpu, done = timed_command([exe, "run", "--", "-n", workers], cwd, env)
     if done.returncode != 0:
         raise SystemExit(f"the suite failed ({done.returncode}):\n{done.stdout[-2000:]}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return took, cpu
 
 

@@ -7,11 +7,13 @@ a noisy machine where an absolute time would not.
 from __future__ import annotations
 
 import json
+import os
+import resource
 import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +31,29 @@ def samples(action: Callable[[], object], rounds: int) -> list[float]:
 def median_seconds(action: Callable[[], object], rounds: int) -> float:
     """The median wall time of ``action`` over ``rounds`` calls."""
     return statistics.median(samples(action, rounds))
+
+
+def timed_command(
+    args: Sequence[str | os.PathLike[str]],
+    cwd: str | os.PathLike[str],
+    env: Mapping[str, str] | None = None,
+) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """Wall and CPU seconds of one command, and what it printed. CPU is user plus system time of
+    the command and every process it waited for: on a shared machine it moves less than the wall
+    time, so it is the figure to compare changes by."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(
+        [str(a) for a in args],
+        cwd=cwd,
+        env=None if env is None else dict(env),
+        capture_output=True,
+        text=True,
+    )
+    took = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return took, cpu, done
 
 
 def child_output(code: str, *args: str) -> str:
