@@ -21,12 +21,11 @@ import json
 import os
 import shutil
 import statistics
-import sys
 import tempfile
 from pathlib import Path
 from types import SimpleNamespace
 
-from measure import samples, timed_command
+from measure import agenttools_exe, samples, timed_command
 
 from pytest_agenttools.workspace import RAM_DIR, ram_dir_usable
 
@@ -36,7 +35,6 @@ TARGET_S = 15.0
 def suite_seconds(workers: str, tmpdir: str | None) -> tuple[float, float]:
     """Wall and CPU seconds (``measure.timed_command``) of one ``agenttools run`` of the whole
     suite; fails on any failing test."""
-    exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
     env = dict(os.environ)
     env.pop("TMPDIR", None)
     if tmpdir:
@@ -44,7 +42,7 @@ def suite_seconds(workers: str, tmpdir: str | None) -> tuple[float, float]:
     else:
         env.pop("AGENTTOOLS_TMPDIR", None)
     with tempfile.TemporaryDirectory() as cwd:
-        took, cpu, done = timed_command([exe, "run", "--", "-n", workers], cwd, env)
+        took, cpu, done = timed_command([agenttools_exe(), "run", "--", "-n", workers], cwd, env)
     if done.returncode != 0:
         raise SystemExit(f"the suite failed ({done.returncode}):\n{done.stdout[-2000:]}")
     return took, cpu

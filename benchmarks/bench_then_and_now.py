@@ -25,7 +25,6 @@ import argparse
 import json
 import os
 import re
-import shutil
 import statistics
 import subprocess
 import sys
@@ -35,7 +34,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from measure import timed_command
+from measure import agenttools_exe, timed_command
 
 from pytest_agenttools.clauses import load
 from pytest_agenttools.selfcheck import broken_implementations
@@ -131,30 +130,30 @@ def base_broken(source: Path) -> list[str]:
 
 
 def rows(then: Path, ids: Sequence[str], broken: Sequence[str], alternatives: bool) -> list[Row]:
-    now = Path(shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools")
+    now = agenttools_exe()
     auto = ["--", "-n", "auto"]
     out = [
         Row("suite: then", [str(then / "agenttools"), "run", *auto], suite_count),
         Row(
             "suite: now, then's clauses",
-            [str(now), "run", "--clauses", ",".join(ids), *auto],
+            [now, "run", "--clauses", ",".join(ids), *auto],
             suite_count,
         ),
-        Row("suite: now", [str(now), "run", *auto], suite_count),
+        Row("suite: now", [now, "run", *auto], suite_count),
         Row("selfcheck: then", [str(then / "agenttools"), "selfcheck"], selfcheck_count),
         Row(
             "selfcheck: now, then's broken",
-            [str(now), "selfcheck", "--broken-only", *broken],
+            [now, "selfcheck", "--broken-only", *broken],
             selfcheck_count,
         ),
         Row(
             "selfcheck: now, --broken-only",
-            [str(now), "selfcheck", "--broken-only"],
+            [now, "selfcheck", "--broken-only"],
             selfcheck_count,
         ),
     ]
     if alternatives:
-        out.append(Row("selfcheck: now, in full", [str(now), "selfcheck"], selfcheck_count))
+        out.append(Row("selfcheck: now, in full", [now, "selfcheck"], selfcheck_count))
     return out
 
 
@@ -191,9 +190,7 @@ def main() -> None:
         "target_selfcheck_s": TARGET_SELFCHECK_S,
     }
     for row in measured:
-        figures[row.name] = row.figures()
-    for row in measured:
-        fig = row.figures()
+        fig = figures[row.name] = row.figures()
         print(f"{row.name:32} {fig['wall_s']:7} s wall {fig['cpu_s']:7} s CPU   {row.ran}")
     print(
         f"then's work: {len(clauses)} clauses ({len(ids)} active today), "

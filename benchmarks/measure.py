@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -31,6 +32,11 @@ def samples(action: Callable[[], object], rounds: int) -> list[float]:
 def median_seconds(action: Callable[[], object], rounds: int) -> float:
     """The median wall time of ``action`` over ``rounds`` calls."""
     return statistics.median(samples(action, rounds))
+
+
+def agenttools_exe() -> str:
+    """The ``agenttools`` command of this interpreter's environment (the checkout measured)."""
+    return shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
 
 
 def timed_command(
