@@ -6,15 +6,22 @@ selfcheck`` in 30 s, on two cores) were set for the kit at ca8d4bf: 165 clauses,
 implementations and no alternatives in selfcheck. The kit has grown since, so a total measured
 today mixes what got faster with what got added. This measures three things per row:
 
-- ``then``: the earlier commit, installed into a venv of its own: its whole suite
-  (``agenttools run -- -n auto``) and its whole selfcheck;
+- ``then``: the earlier commit: its whole suite (``agenttools run -- -n auto``) and its whole
+  selfcheck;
 - ``now, then's work``: this checkout on the same work: the earlier commit's clauses
   (``--clauses``) and its broken implementations (``selfcheck --broken-only NAMES``);
 - ``now``: this checkout's whole suite and every broken implementation (``--broken-only``;
   ``--alternatives`` adds the full selfcheck, alternatives included).
 
-The commands alternate, ``--rounds`` times; wall and CPU seconds are medians. Any run that fails
-stops the benchmark. Installing the earlier commit takes about a minute (pip's cache helps).
+Both are installed the same way, as a user installs them: each into a venv of its own, the
+earlier commit from ``git archive``, this checkout from its working tree (uncommitted changes
+included). An editable install would not compare like with like: hypothesis reads the constants
+of every module outside site-packages into its examples, a cost only an editable kit pays.
+
+Every command runs once untimed first (``--warmup``): the first run of an install writes
+pytest's rewritten test modules to ``__pycache__``, which the later runs, like a user's second
+run, read. Then the commands alternate, ``--rounds`` times; wall and CPU seconds are medians.
+Any run that fails stops the benchmark. Installing takes about a minute each (pip's cache helps).
 
     python benchmarks/bench_then_and_now.py [--base ca8d4bf] [--rounds 2] [--json out.json]
 """
@@ -25,6 +32,7 @@ import argparse
 import json
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -34,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from measure import agenttools_exe, timed_command
+from measure import timed_command
 
 from pytest_agenttools.clauses import load
 from pytest_agenttools.selfcheck import broken_implementations
@@ -60,16 +68,18 @@ class Row:
     cpus: list[float] = field(default_factory=list)
     ran: str = ""
 
-    def measure(self, env: dict[str, str]) -> None:
+    def measure(self, env: dict[str, str], *, timed: bool = True) -> None:
         with tempfile.TemporaryDirectory() as cwd:
             wall, cpu, done = timed_command(self.args, cwd, env)
         if done.returncode != 0:
             raise SystemExit(
                 f"{self.name}: exit {done.returncode}\n{done.stdout[-3000:]}{done.stderr[-2000:]}"
             )
+        self.ran = self.count(done.stdout)
+        if not timed:
+            return
         self.walls.append(wall)
         self.cpus.append(cpu)
-        self.ran = self.count(done.stdout)
 
     def figures(self) -> dict[str, object]:
         return {
@@ -97,7 +107,7 @@ def selfcheck_count(output: str) -> str:
 def base_checkout(rev: str, into: Path) -> Path:
     """The earlier commit's files (``git archive``), not a worktree: nothing to clean up in git."""
     source = into / "source"
-    source.mkdir()
+    source.mkdir(parents=True)
     archive = subprocess.run(
         ["git", "-C", str(REPO), "archive", rev], capture_output=True, check=True
     ).stdout
@@ -105,9 +115,27 @@ def base_checkout(rev: str, into: Path) -> Path:
     return source
 
 
-def base_install(source: Path, into: Path) -> Path:
-    """The earlier commit installed as a user installs it, with pytest-xdist (not yet a dependency
-    of the kit at ca8d4bf) for ``-n auto``; returns its venv's bin directory."""
+def working_tree(into: Path) -> Path:
+    """This checkout's files as they are now: tracked and untracked ones that git does not
+    ignore (no venv, build or node_modules), without a file deleted but not yet committed."""
+    source = into / "source"
+    listed = subprocess.run(
+        ["git", "-C", str(REPO), "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode()
+    for name in filter(None, listed.split("\0")):
+        origin = REPO / name
+        if origin.is_file():
+            target = source / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(origin, target)
+    return source
+
+
+def install(source: Path, into: Path) -> Path:
+    """``source`` installed as a user installs it, with pytest-xdist (not yet a dependency of the
+    kit at ca8d4bf) for ``-n auto``; returns its venv's bin directory."""
     venv = into / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     pip = [str(venv / "bin" / "pip"), "install", "-q", str(source), "pytest-xdist"]
@@ -129,8 +157,10 @@ def base_broken(source: Path) -> list[str]:
     return sorted(p.stem for p in folder.glob("*.py") if p.stem[0] != "_")
 
 
-def rows(then: Path, ids: Sequence[str], broken: Sequence[str], alternatives: bool) -> list[Row]:
-    now = agenttools_exe()
+def rows(
+    then: Path, now_bin: Path, ids: Sequence[str], broken: Sequence[str], alternatives: bool
+) -> list[Row]:
+    now = str(now_bin / "agenttools")
     auto = ["--", "-n", "auto"]
     out = [
         Row("suite: then", [str(then / "agenttools"), "run", *auto], suite_count),
@@ -161,14 +191,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--base", default=BASE, help=f"the earlier commit (default {BASE})")
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--warmup", type=int, default=1, help="untimed rounds first (default 1)")
     parser.add_argument("--alternatives", action="store_true", help="also the full selfcheck")
     parser.add_argument("--json", help="write the figures here too")
     options = parser.parse_args()
     # bytecode is cached as on a user's machine (a sandbox may turn that off)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "TMPDIR")}
     with tempfile.TemporaryDirectory() as scratch:
-        source = base_checkout(options.base, Path(scratch))
-        then = base_install(source, Path(scratch))
+        source = base_checkout(options.base, Path(scratch, "then"))
+        then = install(source, Path(scratch, "then"))
+        now = install(working_tree(Path(scratch, "now")), Path(scratch, "now"))
         clauses, broken = base_clauses(source), base_broken(source)
         # the same work today: then's clauses that are still active (a retired clause has no
         # tests), then's broken implementations that still exist
@@ -176,7 +208,10 @@ def main() -> None:
         ids = [i for i in clauses if i in active]
         shipped = set(broken_implementations())
         still = [b for b in broken if b in shipped]
-        measured = rows(then, ids, still, options.alternatives)
+        measured = rows(then, now, ids, still, options.alternatives)
+        for _ in range(options.warmup):
+            for row in measured:
+                row.measure(env, timed=False)
         for _ in range(options.rounds):
             for row in measured:
                 row.measure(env)
