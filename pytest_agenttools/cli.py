@@ -220,6 +220,7 @@ def _selfcheck(ns: argparse.Namespace) -> int:
         broken_implementations,
         render,
         render_alternatives,
+        render_longest,
         run_both,
     )
 
@@ -245,6 +246,8 @@ def _selfcheck(ns: argparse.Namespace) -> int:
         print("\n".join(render(kills)))
     if rows:
         print("\n".join(render_alternatives(rows)))
+    if kills or rows:
+        print(render_longest(kills, rows))
     if ns.json:
         with open(ns.json, "w", encoding="utf-8") as handle:
             json.dump(

@@ -238,6 +238,12 @@ class ChildRun:
     report: dict[str, Any]
     output: str
     problem: str = ""
+    #: how long the run took, from its start to its end
+    wall_s: float = 0.0
+    #: CPU seconds of the run and of the processes it waited for (its bash commands, its
+    #: implementation's server); None where they cannot be told from other runs' (a child run
+    #: started by a caller that may run others at once)
+    cpu_s: float | None = None
 
 
 def run_in_subprocess(run: SuiteRun, timeout: float = 900) -> ChildRun:
@@ -246,16 +252,20 @@ def run_in_subprocess(run: SuiteRun, timeout: float = 900) -> ChildRun:
         target = run.report or os.path.join(scratch, "report.json")
         env = child_env(scratch)
         command = [sys.executable, "-m", "pytest", *_with_report(run, target).args()]
+        started = time.monotonic()
         try:
             proc = subprocess.run(
                 command, cwd=scratch, env=env, capture_output=True, text=True, timeout=timeout
             )
         except subprocess.TimeoutExpired:
-            return ChildRun(-1, {}, "", f"the run did not finish within {timeout:.0f} s")
+            return ChildRun(
+                -1, {}, "", f"the run did not finish within {timeout:.0f} s", timeout, None
+            )
+        took = time.monotonic() - started
         output = proc.stdout + proc.stderr
         report = read_report(target)
         problem = "" if report else f"no report; pytest said: {output[-1500:]}"
-        return ChildRun(proc.returncode, report, output, problem)
+        return ChildRun(proc.returncode, report, output, problem, took, None)
 
 
 def _with_report(run: SuiteRun, path: str) -> SuiteRun:
@@ -355,7 +365,15 @@ def _outcome(done: dict[str, Any], report_path: str, output_path: str) -> ChildR
     problem = str(done.get("problem") or "")
     if not problem and not report:
         problem = f"no report; pytest said: {output[-1500:]}"
-    return ChildRun(int(done["exit_code"]), report, output, problem)
+    cpu = done.get("cpu_s")
+    return ChildRun(
+        int(done["exit_code"]),
+        report,
+        output,
+        problem,
+        float(done.get("wall_s") or 0.0),
+        None if cpu is None else float(cpu),
+    )
 
 
 def _warm_args(runs: Sequence[SuiteRun]) -> list[str]:
@@ -395,11 +413,12 @@ def _serve_plan(plan_file: str) -> int:
         # a thread would not survive the fork (and could hold a lock the child needs): each
         # run gets a child Python of its own instead
         for index, run in enumerate(plan["runs"]):
+            before, started = _children_cpu(), time.monotonic()
             with open(run["output"], "w", encoding="utf-8") as output:
                 code = subprocess.run(
                     [sys.executable, "-m", "pytest", *run["args"]], stdout=output, stderr=output
                 ).returncode
-            _report(index, code, "")
+            _report(index, code, "", time.monotonic() - started, _children_cpu() - before)
         return 0
     # What the warm-up made is shared by every fork and lives as long as they do: frozen, the
     # full collections each run's pytest makes at its end need not walk it (0.15 s a run), and
@@ -407,7 +426,8 @@ def _serve_plan(plan_file: str) -> int:
     gc.collect()
     gc.freeze()
     pending = list(enumerate(plan["runs"]))
-    running: dict[int, tuple[int, float]] = {}
+    #: pid -> (index, when it started, when it is due)
+    running: dict[int, tuple[int, float, float]] = {}
     timeout = float(plan["timeout"])
     while pending or running:
         while pending and len(running) < int(plan["jobs"]):
@@ -417,21 +437,35 @@ def _serve_plan(plan_file: str) -> int:
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the forked run
                 _forked(run["args"], run["output"])
-            running[pid] = (index, time.monotonic() + timeout)
-        pid, status = os.waitpid(-1, os.WNOHANG)
+            started = time.monotonic()
+            running[pid] = (index, started, started + timeout)
+        # wait4: the fork's resource use, its own and that of every process it waited for
+        pid, status, usage = os.wait4(-1, os.WNOHANG)
         if pid:
-            index, _ = running.pop(pid)
+            index, started, _ = running.pop(pid)
             code = os.waitstatus_to_exitcode(status)
-            _report(index, code, "" if code >= 0 else f"the run was killed by signal {-code}")
+            _report(
+                index,
+                code,
+                "" if code >= 0 else f"the run was killed by signal {-code}",
+                time.monotonic() - started,
+                usage.ru_utime + usage.ru_stime,
+            )
             continue
         now = time.monotonic()
-        for pid, (index, due) in list(running.items()):
+        for pid, (index, started, due) in list(running.items()):
             if now > due:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
+                _, _, usage = os.wait4(pid, 0)
                 running.pop(pid)
-                _report(index, -1, f"the run did not finish within {timeout:.0f} s")
+                _report(
+                    index,
+                    -1,
+                    f"the run did not finish within {timeout:.0f} s",
+                    now - started,
+                    usage.ru_utime + usage.ru_stime,
+                )
         time.sleep(0.01)
     return 0
 
@@ -478,8 +512,26 @@ def _output_to(path: str) -> Iterator[None]:
             os.close(fd)
 
 
-def _report(index: int, exit_code: int, problem: str) -> None:
-    print(json.dumps({"index": index, "exit_code": exit_code, "problem": problem}), flush=True)
+def _children_cpu() -> float:
+    import resource  # POSIX only, as is the batch child
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def _report(index: int, exit_code: int, problem: str, wall_s: float, cpu_s: float) -> None:
+    print(
+        json.dumps(
+            {
+                "index": index,
+                "exit_code": exit_code,
+                "problem": problem,
+                "wall_s": round(wall_s, 3),
+                "cpu_s": round(cpu_s, 3),
+            }
+        ),
+        flush=True,
+    )
 
 
 if __name__ == "__main__":

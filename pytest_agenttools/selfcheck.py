@@ -47,6 +47,8 @@ class Kill:
     exit_code: int = 0
     problem: str = ""
     counts: dict[str, int] = field(default_factory=dict)
+    wall_s: float = 0.0
+    cpu_s: float | None = None
 
     @property
     def missed(self) -> frozenset[str]:
@@ -66,6 +68,7 @@ class Kill:
             "ok": self.ok,
             "problem": self.problem,
             "summary": self.counts,
+            "seconds": _seconds(self.wall_s, self.cpu_s),
         }
 
 
@@ -82,6 +85,8 @@ class Pass:
     exit_code: int = 0
     problem: str = ""
     counts: dict[str, int] = field(default_factory=dict)
+    wall_s: float = 0.0
+    cpu_s: float | None = None
 
     @property
     def ok(self) -> bool:
@@ -98,7 +103,13 @@ class Pass:
             "failed": self.failed,
             "problem": self.problem,
             "summary": self.counts,
+            "seconds": _seconds(self.wall_s, self.cpu_s),
         }
+
+
+def _seconds(wall: float, cpu: float | None) -> dict[str, float | None]:
+    """A run's wall and CPU seconds as the JSON kill matrix gives them."""
+    return {"wall": round(wall, 2), "cpu": None if cpu is None else round(cpu, 2)}
 
 
 def default_jobs() -> int:
@@ -159,6 +170,7 @@ def kill_row(name: str, child: ChildRun) -> Kill:
     doc = (module.__doc__ or "").strip()
     kill = Kill(name, doc.splitlines()[0] if doc else "", frozenset(module.CAUGHT_BY))
     kill.exit_code, kill.problem = child.exit_code, child.problem
+    kill.wall_s, kill.cpu_s = child.wall_s, child.cpu_s
     kill.counts = dict(child.report.get("summary", {}))
     kill.caught = frozenset(
         c for c, verdict in child.report.get("clauses", {}).items() if verdict in FAILING
@@ -195,6 +207,7 @@ def pass_row(name: str, child: ChildRun, *, stdio: bool = False) -> Pass:
 
     row = Pass(name, STYLES[name].modelled_on, "stdio" if stdio else "in-process")
     row.exit_code, row.problem = child.exit_code, child.problem
+    row.wall_s, row.cpu_s = child.wall_s, child.cpu_s
     report = child.report
     row.counts = dict(report.get("summary", {}))
     verdicts = report.get("clauses", {})
@@ -321,3 +334,17 @@ def render_alternatives(rows: Sequence[Pass]) -> list[str]:
     bad = sum(not r.ok for r in rows)
     lines.append(f"{len(rows) - bad} of {len(rows)} alternative implementations pass everything")
     return lines
+
+
+def render_longest(kills: Sequence[Kill], rows: Sequence[Pass], count: int = 3) -> str:
+    """The ``count`` runs that took longest, wall and CPU seconds: a batch lasts at least as long
+    as its longest run, so these are where a selfcheck's time goes (a fixed window such as
+    ROBUST-LINE-02's 30 s shows as much wall and little CPU)."""
+    timed = [(k.wall_s, k.cpu_s, k.name) for k in kills]
+    timed += [(r.wall_s, r.cpu_s, f"{r.name} ({r.adapter})") for r in rows]
+    longest = sorted(timed, key=lambda t: -t[0])[:count]
+    parts = [
+        f"{name} {wall:.1f} s" + ("" if cpu is None else f" ({cpu:.1f} s CPU)")
+        for wall, cpu, name in longest
+    ]
+    return "longest runs: " + "; ".join(parts)

@@ -214,3 +214,21 @@ def test_first_failure_skips_the_rest_of_a_failed_clause_only(tmp_path: Path) ->
     assert len(modes) == 3 and all(got[n] == "passed" for n in modes), got
     got = outcomes(expecting.report)
     assert (got[first], got[second]) == ("xfailed", "failed"), got
+
+
+def test_the_longest_runs_are_named_with_their_seconds() -> None:
+    """selfcheck's last line: the runs that took longest (a batch lasts as long as its longest),
+    wall seconds first; the JSON matrix gives every run's."""
+    from pytest_agenttools.selfcheck import Pass, render_longest
+
+    kills = [
+        Kill("quick", "", frozenset({"A-01"}), wall_s=1.26, cpu_s=0.8),
+        Kill("waits", "", frozenset({"A-02"}), wall_s=31.04, cpu_s=2.96),
+        Kill("busy", "", frozenset({"A-03"}), wall_s=9.5, cpu_s=8.1),
+    ]
+    rows = [Pass("tagged", "", "stdio", wall_s=20.0, cpu_s=None)]
+    assert render_longest(kills, rows) == (
+        "longest runs: waits 31.0 s (3.0 s CPU); tagged (stdio) 20.0 s; busy 9.5 s (8.1 s CPU)"
+    )
+    assert kills[1].to_json()["seconds"] == {"wall": 31.04, "cpu": 2.96}
+    assert rows[0].to_json()["seconds"] == {"wall": 20.0, "cpu": None}

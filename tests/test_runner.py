@@ -1,4 +1,5 @@
-"""The runner's preparation of a run's scratch space (``pytest_agenttools.runner``)."""
+"""The runner (``pytest_agenttools.runner``): a run's scratch space, and what a batch of runs
+reports of each."""
 
 from __future__ import annotations
 
@@ -6,9 +7,19 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
-from pytest_agenttools.runner import scratch_hypothesis, seed_hypothesis_storage
+import pytest
+
+from pytest_agenttools.parallel import usable_cores
+from pytest_agenttools.runner import (
+    ChildRun,
+    SuiteRun,
+    run_batch,
+    scratch_hypothesis,
+    seed_hypothesis_storage,
+)
 
 #: in a child Python: hypothesis's category table, which must come from the seeded file (the
 #: walk over the code points that builds it would call unicodedata.category, made to fail)
@@ -61,3 +72,44 @@ def test_a_runs_scratch_directory_is_seeded_and_removed() -> None:
         assert os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] == scratch
         assert list(Path(scratch).glob("unicode_data/*/charmap.json.gz"))
     assert not os.path.exists(scratch)
+
+
+#: an implementation module that starts a thread when imported: a batch child that imports it
+#: must not fork (the thread would not survive), and runs each run in a child Python instead
+THREADED_IMPL = """
+import threading, time
+from pytest_agenttools.reference_impl import create
+threading.Thread(target=time.sleep, args=(600,), daemon=True).start()
+"""
+
+
+def _timed_batch(impl: str) -> list[ChildRun]:
+    """Two short runs of one clause's tests against ``impl``, in one batch."""
+    run = SuiteRun(impl=impl, modules=("test_read",), clauses="READ-ARG-01")
+    return run_batch([run, run], jobs=2)
+
+
+def _check_seconds(children: list[ChildRun], elapsed: float) -> None:
+    for child in children:
+        assert child.exit_code == 0 and child.report, child.problem or child.output[-800:]
+        # a run's own span: more than nothing, less than the whole batch around it
+        assert 0 < child.wall_s <= elapsed, (child.wall_s, elapsed)
+        assert child.cpu_s is not None
+        # its pytest session at least (tenths of a second), at most what its span allows
+        assert 0.05 < child.cpu_s <= child.wall_s * usable_cores() + 0.5, (child.cpu_s,)
+
+
+def test_a_forked_run_reports_its_own_wall_and_cpu_seconds() -> None:
+    started = time.monotonic()
+    children = _timed_batch("pytest_agenttools.reference_impl:create")
+    _check_seconds(children, time.monotonic() - started)
+
+
+def test_a_batch_child_with_a_thread_runs_each_run_in_a_child_python(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "threaded_impl.py").write_text(THREADED_IMPL, encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(tmp_path), *sys.path]))
+    started = time.monotonic()
+    children = _timed_batch("threaded_impl:create")
+    _check_seconds(children, time.monotonic() - started)
