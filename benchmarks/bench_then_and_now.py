@@ -158,19 +158,19 @@ def base_broken(source: Path) -> list[str]:
 
 
 def rows(
-    then: Path, now_bin: Path, ids: Sequence[str], broken: Sequence[str], alternatives: bool
+    then_bin: Path, now_bin: Path, ids: Sequence[str], broken: Sequence[str], alternatives: bool
 ) -> list[Row]:
-    now = str(now_bin / "agenttools")
+    then, now = str(then_bin / "agenttools"), str(now_bin / "agenttools")
     auto = ["--", "-n", "auto"]
     out = [
-        Row("suite: then", [str(then / "agenttools"), "run", *auto], suite_count),
+        Row("suite: then", [then, "run", *auto], suite_count),
         Row(
             "suite: now, then's clauses",
             [now, "run", "--clauses", ",".join(ids), *auto],
             suite_count,
         ),
         Row("suite: now", [now, "run", *auto], suite_count),
-        Row("selfcheck: then", [str(then / "agenttools"), "selfcheck"], selfcheck_count),
+        Row("selfcheck: then", [then, "selfcheck"], selfcheck_count),
         Row(
             "selfcheck: now, then's broken",
             [now, "selfcheck", "--broken-only", *broken],

@@ -449,7 +449,7 @@ def _serve_plan(plan_file: str) -> int:
                 code,
                 "" if code >= 0 else f"the run was killed by signal {-code}",
                 time.monotonic() - started,
-                usage.ru_utime + usage.ru_stime,
+                _cpu_seconds(usage),
             )
             continue
         now = time.monotonic()
@@ -464,7 +464,7 @@ def _serve_plan(plan_file: str) -> int:
                     -1,
                     f"the run did not finish within {timeout:.0f} s",
                     now - started,
-                    usage.ru_utime + usage.ru_stime,
+                    _cpu_seconds(usage),
                 )
         time.sleep(0.01)
     return 0
@@ -515,8 +515,12 @@ def _output_to(path: str) -> Iterator[None]:
 def _children_cpu() -> float:
     import resource  # POSIX only, as is the batch child
 
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
+    return _cpu_seconds(resource.getrusage(resource.RUSAGE_CHILDREN))
+
+
+def _cpu_seconds(usage: Any) -> float:
+    """User plus system seconds of a ``struct_rusage``."""
+    return float(usage.ru_utime + usage.ru_stime)
 
 
 def _report(index: int, exit_code: int, problem: str, wall_s: float, cpu_s: float) -> None:
