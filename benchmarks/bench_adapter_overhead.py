@@ -18,9 +18,9 @@ from typing import Any
 
 from measure import samples
 
-from pytest_agenttools.adapters.inprocess import REFERENCE_FACTORY, InProcessAdapter
-from pytest_agenttools.adapters.stdio import StdioAdapter
-from pytest_agenttools.contract import ToolCall
+from pytest_agenttools.connect.inprocess import REFERENCE_FACTORY, InProcessAdapter
+from pytest_agenttools.connect.stdio import StdioAdapter
+from pytest_agenttools.harness.contract import ToolCall
 
 TARGET = 1.3
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import psutil
 from measure import publish
 
-from pytest_agenttools.reference_impl import create
+from pytest_agenttools.implementations.reference import create
 
 TIMEOUT = 2.0
 

@@ -25,7 +25,7 @@ from measure import child_output, median_seconds, publish
 
 CHILD = """
 import os, resource, sys
-from pytest_agenttools.reference_impl import create
+from pytest_agenttools.implementations.reference import create
 tools = create()
 tools.configure({"bash.soft_yield_s": 3600})  # a slow machine must not hand it over
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -25,7 +25,7 @@ from measure import publish
 
 CHILD = """
 import json, resource, sys, time
-from pytest_agenttools.reference_impl import create
+from pytest_agenttools.implementations.reference import create
 tools = create()
 path, old, new = sys.argv[1], sys.argv[2], sys.argv[3]
 start = time.perf_counter()
@@ -40,7 +40,7 @@ BLANK = 10_000
 
 def pathological(tmp: Path, rounds: int) -> dict[str, float]:
     """Median seconds of edits and writes over 20,000 blank lines, in this process."""
-    from pytest_agenttools.reference_impl import create
+    from pytest_agenttools.implementations.reference import create
 
     tools = create()
     target = tmp / "blank.txt"

@@ -19,11 +19,11 @@ from pathlib import Path
 from measure import child_output, median_seconds, publish
 
 from pytest_agenttools.fixtures.builders import make_text_file
-from pytest_agenttools.reference_impl import create
+from pytest_agenttools.implementations.reference import create
 
 CHILD = """
 import resource, sys
-from pytest_agenttools.reference_impl import create
+from pytest_agenttools.implementations.reference import create
 tools = create()
 if sys.argv[2] == "read":
     result = tools.call("read", {"path": sys.argv[1]}, "/")

@@ -26,7 +26,7 @@ from typing import Any
 
 from measure import samples
 
-from pytest_agenttools.reference_impl import create, ripgrep
+from pytest_agenttools.implementations.reference import create, ripgrep
 
 WORDS = ("alpha", "beta", "gamma", "delta", "epsilon", "zeta", "theta", "iota", "kappa",
          "lambda", "sigma", "omega", "return", "value", "function", "class", "import", "module",

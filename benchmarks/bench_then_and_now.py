@@ -44,8 +44,8 @@ from pathlib import Path
 
 from measure import timed_command
 
-from pytest_agenttools.clauses import load
-from pytest_agenttools.selfcheck import broken_implementations
+from pytest_agenttools.cli.selfcheck import broken_implementations
+from pytest_agenttools.spec.clauses import load
 
 REPO = Path(__file__).resolve().parents[1]
 BASE = "ca8d4bf"

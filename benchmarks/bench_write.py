@@ -22,7 +22,7 @@ from measure import publish
 
 CHILD = """
 import json, resource, sys, time
-from pytest_agenttools.reference_impl import create
+from pytest_agenttools.implementations.reference import create
 tools = create()
 path, source = sys.argv[1], sys.argv[2]
 with open(source, encoding="utf-8", newline="") as handle:

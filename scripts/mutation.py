@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Mutation testing of the kit: how many seeded defects in ``reference_impl/`` the suite catches.
+"""Mutation testing of the kit: how many seeded defects in
+``src/pytest_agenttools/implementations/reference/`` the suite catches.
 
     python scripts/mutation.py --tool read            # one tool's modules, its suite subset
     python scripts/mutation.py --all                  # every group, one after the other
@@ -8,7 +9,8 @@
 
 mutmut (pinned: ``MUTMUT``) mutates one function at a time and runs the tests that reach it (its
 stats pass maps tests to functions). It insists that a module's import path matches its file
-path, and ``reference_impl/`` installs as ``pytest_agenttools.reference_impl``, so each group
+path, and ``src/pytest_agenttools/implementations/reference/`` installs as
+``pytest_agenttools.implementations.reference``, so each group
 runs in a staged tree laid out like the installed package (the ``package-dir`` map of
 pyproject.toml), with its own venv in which the kit is NOT installed (the plugin would load
 twice). Both live under the cache directory (``--cache``, default
@@ -49,7 +51,7 @@ HERE = Path(__file__).resolve().parent / "mutation"
 EQUIVALENT_FILE = HERE / "equivalent.toml"
 MUTMUT = "mutmut==3.8.1"
 PACKAGE = "pytest_agenttools"
-REFERENCE = f"{PACKAGE}/reference_impl"
+REFERENCE = f"{PACKAGE}/implementations/reference"
 #: hypothesis draws from a fixed seed, so a property kills the same mutants on every run
 HYPOTHESIS_SEED = "20260101"
 DETECTED = ("killed", "timeout", "caught by type check")
@@ -72,30 +74,31 @@ class Group:
     extra_tests: tuple[str, ...] = ()
 
 
-#: every module of reference_impl/ belongs to exactly one group (a kit test checks it)
+#: every module of src/pytest_agenttools/implementations/reference/ belongs to exactly one group (a
+#: kit test checks it)
 GROUPS: tuple[Group, ...] = (
     # textcodec also encodes for edit (and write): those tests are the ones that reach that part
     Group(
         "read",
         ("read", "edit"),
         ("read", "read_pdf", "read_notebook", "sniff", "textcodec"),
-        ("test_reference_read_policy.py",),
+        ("tests/implementations/reference/test_read_policy.py",),
     ),
     Group(
         "write",
         ("write", "edit"),
         ("write", "mutation_queue"),
-        ("test_reference_write_policy.py",),
+        ("tests/implementations/reference/test_write_policy.py",),
     ),
     Group(
         "edit",
         ("edit",),
         ("edit", "text_match", "diffing"),
         (
-            "test_reference_edit_policy.py",
-            "test_diffing.py",
-            "test_text_match.py",
-            "test_edit_reference.py",
+            "tests/implementations/reference/test_edit_policy.py",
+            "tests/implementations/reference/test_diffing.py",
+            "tests/implementations/reference/test_text_match.py",
+            "tests/implementations/reference/test_edit.py",
         ),
     ),
     Group(
@@ -113,13 +116,13 @@ GROUPS: tuple[Group, ...] = (
             "search_root",
         ),
         (
-            "test_reference_search_policy.py",
-            "test_search_units.py",
-            "test_globmatch.py",
-            "test_glob_reference.py",
-            "test_grep_reference.py",
-            "test_ripgrep_runner.py",
-            "test_search_helpers.py",
+            "tests/implementations/reference/test_search_policy.py",
+            "tests/implementations/reference/test_search_units.py",
+            "tests/implementations/reference/test_globmatch.py",
+            "tests/implementations/reference/test_glob.py",
+            "tests/implementations/reference/test_grep.py",
+            "tests/implementations/reference/test_ripgrep.py",
+            "tests/implementations/reference/test_search_helpers.py",
         ),
     ),
     Group(
@@ -135,18 +138,21 @@ GROUPS: tuple[Group, ...] = (
             "command_analysis",
         ),
         (
-            "test_output_capture.py",
-            "test_bash_units.py",
-            "test_reference_tasks.py",
-            "test_reference_processes.py",
-            "test_reference_bash_policy.py",
+            "tests/implementations/reference/test_output_capture.py",
+            "tests/implementations/reference/test_bash_units.py",
+            "tests/implementations/reference/test_tasks.py",
+            "tests/implementations/reference/test_processes.py",
+            "tests/implementations/reference/test_bash_policy.py",
         ),
     ),
     Group(
         "shared",
         ("read", "write", "edit", "grep", "glob", "bash"),
         ("paths", "arguments", "results", "toolbox", "limits", "context", "fsport"),
-        ("test_reference_shared_policy.py", "test_reference_units.py"),
+        (
+            "tests/implementations/reference/test_shared_policy.py",
+            "tests/implementations/reference/test_units.py",
+        ),
     ),
 )
 #: modules that run in another process (the suite reaches them only through a child process),
@@ -201,10 +207,8 @@ def ensure_venv(venv: Path, python: str) -> Path:
 
 
 def package_dirs() -> dict[str, str]:
-    """pyproject's ``package-dir``: installed package -> directory in the repository."""
-    data = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
-    mapping: dict[str, str] = data["tool"]["setuptools"]["package-dir"]
-    return mapping
+    """Installed package -> directory in the repository (a src layout: one tree, as installed)."""
+    return {PACKAGE: f"src/{PACKAGE}"}
 
 
 def _ignored(_: str, names: list[str]) -> set[str]:

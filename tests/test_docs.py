@@ -12,10 +12,15 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agenttools.contract import PROTOCOL, ContractViolation, Manifest
-from pytest_agenttools.observations import ReadObservation, WriteObservation, parse_observation
+from pytest_agenttools.harness.contract import PROTOCOL, ContractViolation, Manifest
+from pytest_agenttools.harness.observations import (
+    ReadObservation,
+    WriteObservation,
+    parse_observation,
+)
+from tests.support import REPO
 
-DOCS = Path(__file__).parent.parent / "docs"
+DOCS = REPO / "docs"
 FENCE = re.compile(r"```(\w+)\n(.*?)```", re.S)
 
 
@@ -89,9 +94,8 @@ MENTION = re.compile(r"\bdocs/([a-z-]+\.md)(?:,\s+([A-Z][A-Za-z]+(?: [a-z][a-z]+
 SOURCES = [
     *sorted(DOCS.glob("*.md")),
     ROOT / "README.md",
-    *sorted((ROOT / "pytest_agenttools").rglob("*.py")),
-    *sorted((ROOT / "pytest_agenttools" / "templates").rglob("*.tmpl")),
-    *sorted((ROOT / "conformance").glob("*.py")),
+    *sorted((ROOT / "src" / "pytest_agenttools").rglob("*.py")),
+    *sorted((ROOT / "src" / "pytest_agenttools" / "cli" / "templates").rglob("*.tmpl")),
 ]
 
 
@@ -168,7 +172,7 @@ def test_every_shown_agenttools_command_parses() -> None:
     import argparse
     import shlex
 
-    from pytest_agenttools.cli import build_parser
+    from pytest_agenttools.cli.main import build_parser
 
     parser = build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -205,9 +209,9 @@ def only_block(name: str, language: str) -> str:
 def test_python_adapter_example_runs(tmp_path: Path) -> None:
     import sys
 
-    from pytest_agenttools.adapters.base import ProtocolError
-    from pytest_agenttools.adapters.inprocess import InProcessAdapter
-    from pytest_agenttools.contract import ToolCall
+    from pytest_agenttools.connect.base import ProtocolError
+    from pytest_agenttools.connect.inprocess import InProcessAdapter
+    from pytest_agenttools.harness.contract import ToolCall
 
     source = tmp_path / "adapter.py"
     source.write_text(only_block("writing-an-adapter.md", "python"), encoding="utf-8")
@@ -315,7 +319,7 @@ def test_ci_gate_script_runs_against_a_skeleton(tmp_path: Path) -> None:
 
     script = next(b for b in blocks("ci-gates.md", "sh") if "agenttools-gate.sh" in b)
     (tmp_path / "agenttools-gate.sh").write_text(script)
-    from pytest_agenttools.scaffold import write_skeleton
+    from pytest_agenttools.cli.scaffold import write_skeleton
 
     write_skeleton("python", tmp_path, name="gated")
     adapter = tmp_path / "my-adapter"
@@ -357,9 +361,9 @@ def test_ci_gate_script_runs_against_a_skeleton(tmp_path: Path) -> None:
 def test_readme_status_counts_are_true() -> None:
     """The README's status paragraph counts clauses, broken and alternative implementations:
     each number must be today's."""
-    from pytest_agenttools.alternatives import STYLES
-    from pytest_agenttools.clauses import load
-    from pytest_agenttools.selfcheck import broken_implementations
+    from pytest_agenttools.cli.selfcheck import broken_implementations
+    from pytest_agenttools.implementations.alternatives import STYLES
+    from pytest_agenttools.spec.clauses import load
 
     status = (ROOT / "README.md").read_text(encoding="utf-8").split("## ")[0]
     status = " ".join(status.split())

@@ -15,16 +15,16 @@ import subprocess
 import sys
 from pathlib import Path
 
-import plain_project
 import pytest
-from conftest import run_agenttools
 
-from pytest_agenttools.clauses import suite_dir
+from pytest_agenttools.spec.clauses import suite_dir
+from tests import plain_project
+from tests.support import REPO, run_agenttools
 
 pytest_plugins = ["pytester"]
 
 PYTEST = shutil.which("pytest", path=os.path.dirname(sys.executable)) or "pytest"
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = REPO
 
 
 def _pytest(
@@ -51,7 +51,7 @@ RUNS = {
     ),
     "no-xdist": (["-p", "no:xdist", "-rA"], True),
     "xdist": (["-n", "2", "-rA"], False),
-    # the kit widens -n auto for its own suite only (pytest_agenttools.parallel)
+    # the kit widens -n auto for its own suite only (pytest_agenttools.run.parallel)
     "xdist-auto": (["-n", "auto", "-rA"], False),
 }
 
@@ -95,7 +95,7 @@ def test_plugin_imports_only_its_own_modules_and_the_standard_library(tmp_path: 
         and name.split(".")[0] != "pytest_agenttools"
     )
     assert foreign == [], f"an unrelated run imports {foreign} because of the plugin"
-    assert "pytest_agenttools.reference_impl" not in added
+    assert "pytest_agenttools.implementations.reference" not in added
 
 
 @pytest.mark.parametrize(("where", "xdist"), [("installed", "-p no:xdist"), ("checkout", "-n 2")])
@@ -105,7 +105,7 @@ def test_suite_runs_by_path(tmp_path: Path, where: str, xdist: str) -> None:
     if where == "installed":
         target, cwd = str(suite_dir() / "test_read.py"), tmp_path
     else:
-        target, cwd = "conformance/test_read.py", CHECKOUT
+        target, cwd = "src/pytest_agenttools/conformance/test_read.py", CHECKOUT
     proc = _pytest(["-q", *xdist.split(), target], cwd)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
@@ -115,8 +115,8 @@ def test_suite_runs_by_path(tmp_path: Path, where: str, xdist: str) -> None:
 
 
 HELPER_TEST = """
-from pytest_agenttools.assertions import expect_ok
-from pytest_agenttools.contract import ToolResult
+from pytest_agenttools.harness.assertions import expect_ok
+from pytest_agenttools.harness.contract import ToolResult
 
 def test_helper_fails():
     expect_ok(ToolResult(({"type": "text", "text": "boom"},), is_error=True))

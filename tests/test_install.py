@@ -34,12 +34,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import plain_project
 import pytest
+
+from tests import plain_project
+from tests.support import REPO
 
 pytestmark = pytest.mark.install
 
-CHECKOUT = Path(__file__).resolve().parents[1]
+CHECKOUT = REPO
 NOT_SOURCE = shutil.ignore_patterns(
     ".git",
     ".venv*",
@@ -178,7 +180,7 @@ def _collects_with_pyargs(envs: Envs, cwd: Path) -> None:
 
 def _runs_by_path_without_xdist(envs: Envs, cwd: Path) -> None:
     python = envs.bin("kit_no_xdist") / "python"
-    where = "from pytest_agenttools.clauses import suite_dir; print(suite_dir())"
+    where = "from pytest_agenttools.spec.clauses import suite_dir; print(suite_dir())"
     suite = _must([python, "-c", where], cwd).strip()
     assert "site-packages" in suite, "the venv must run the installed kit, not the checkout"
     code, output = _run([envs.bin("kit_no_xdist") / "pytest", "-q", f"{suite}/test_read.py"], cwd)

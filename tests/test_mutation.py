@@ -21,7 +21,8 @@ from types import ModuleType
 
 import pytest
 
-REPO = Path(__file__).resolve().parent.parent
+from tests.support import REPO
+
 SCRIPT = REPO / "scripts" / "mutation.py"
 #: the CI subset: one module, the suite modules that judge it, the floor its score stays above
 CI_GROUP, CI_MODULE, CI_TESTS = "read", "sniff", ("test_read.py", "test_read_formats.py")
@@ -40,7 +41,10 @@ def mutation() -> Iterator[ModuleType]:
 
 
 def test_every_reference_module_is_measured_once(mutation: ModuleType) -> None:
-    modules = sorted(p.stem for p in (REPO / "reference_impl").glob("*.py"))
+    modules = sorted(
+        p.stem
+        for p in (REPO / "src" / "pytest_agenttools" / "implementations" / "reference").glob("*.py")
+    )
     grouped = [m for group in mutation.GROUPS for m in group.modules]
     assert len(grouped) == len(set(grouped)), f"a module is in two groups: {sorted(grouped)}"
     assert not set(grouped) & set(mutation.OUT_OF_PROCESS)

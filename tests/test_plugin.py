@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from pytest_agenttools.clauses import suite_dir
+from pytest_agenttools.spec.clauses import suite_dir
 
 pytest_plugins = ["pytester"]
 
 CLIENT_TESTS = """
-from pytest_agenttools.markers import clause, feature
+from pytest_agenttools.harness.markers import clause, feature
 
 @clause("READ-NF-01")
 def test_passes(agenttools_client):
@@ -68,7 +68,7 @@ def test_plugin_import_is_light(pytester: pytest.Pytester, monkeypatch: pytest.M
         """
         import sys
         def test_record_heavy_modules(request):
-            names = ("pytest_agenttools.reference_impl", "pypdf", "nbformat", "psutil",
+            names = ("pytest_agenttools.implementations.reference", "pypdf", "nbformat", "psutil",
                      "hypothesis", "mcp")
             heavy = [m for m in names if m in sys.modules]
             mine = "pytest_agenttools.plugin" in sys.modules

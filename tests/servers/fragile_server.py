@@ -6,7 +6,7 @@ import json
 import sys
 import threading
 
-from pytest_agenttools.reference_impl.toolbox import ReferenceTools
+from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
 tools = ReferenceTools()
 cancels: dict = {}

@@ -1,7 +1,8 @@
 """The reference, but a read of ``surrogate.txt`` answers with a lone surrogate in its text.
 
 A string MCP cannot carry, in a result: ``agenttools serve --mcp --impl surrogate_impl:create``
-must answer it with a JSON-RPC error that says so (``tests/test_mcp_reference.py``), where the
+must answer it with a JSON-RPC error that says so
+(``tests/implementations/reference/test_mcp_server.py``), where the
 stdio server escapes it and the in-process adapter passes it.
 """
 
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pytest_agenttools.reference_impl import ReferenceTools
+from pytest_agenttools.implementations.reference import ReferenceTools
 
 
 class SurrogateTools(ReferenceTools):

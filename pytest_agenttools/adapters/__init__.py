@@ -1,5 +1,0 @@
-"""Adapters: how the kit reaches an implementation (in-process Python, or a stdio child)."""
-
-from .base import Adapter, AdapterError, PendingCall, ProtocolError
-
-__all__ = ["Adapter", "AdapterError", "PendingCall", "ProtocolError"]

@@ -1,0 +1,7 @@
+"""``python -m pytest_agenttools.cli``: the console script, for children started by path."""
+
+import sys
+
+from pytest_agenttools.cli.main import main
+
+sys.exit(main())

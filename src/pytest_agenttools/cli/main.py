@@ -1,0 +1,604 @@
+"""The ``agenttools`` command: a thin shell over ``run_conformance``, the report data and its
+renderers (``render.py``).
+
+``run`` runs the shipped suite against an implementation (the bundled reference, in process,
+by default) and prints the conformance levels and the clauses that did not pass; ``call`` sends
+one call and prints the raw result; ``init`` writes an adapter skeleton; ``report`` and
+``baseline`` turn JSON reports into pages and expectations files; ``selfcheck`` runs the broken
+and alternative implementations; ``clauses`` lists the spec; ``serve`` serves the reference
+(over stdio, or with ``--mcp`` as an MCP tool server).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+EPILOG = "Run `agenttools COMMAND --help` for a command's options."
+
+
+def run_conformance(
+    *,
+    impl: str | None = None,
+    cmd: str | None = None,
+    mcp: str | None = None,
+    mcp_mapping: str | None = None,
+    manifest: str | None = None,
+    expectations: str | None = None,
+    strict: bool = False,
+    report_json: str | None = None,
+    tools: str | None = None,
+    features: str | None = None,
+    clauses: str | None = None,
+    pytest_args: Sequence[str] = (),
+    pytest_summary: bool = True,
+) -> tuple[int, dict[str, Any]]:
+    """Run the suite in this process; return pytest's exit code and the report data.
+
+    ``pytest_summary=False`` leaves the conformance section out of pytest's own output (the
+    ``agenttools`` command prints it after pytest's last line instead).
+    """
+    from pytest_agenttools.cli.runner import SuiteRun, run_in_process
+
+    return run_in_process(
+        SuiteRun(
+            impl=impl,
+            cmd=cmd,
+            mcp=mcp,
+            mcp_mapping=mcp_mapping,
+            manifest=manifest,
+            expectations=expectations,
+            strict=strict,
+            report=report_json,
+            tools=tools,
+            features=features,
+            clauses=clauses,
+            extra=tuple(pytest_args),
+            pytest_summary=pytest_summary,
+        )
+    )
+
+
+def _fail(command: str, message: str, code: int = 2) -> int:
+    print(f"agenttools {command}: {message}", file=sys.stderr)
+    return code
+
+
+def _check_selection(ns: argparse.Namespace) -> str | None:
+    """A message naming what is unknown in ``--tools`` / ``--features``, or None."""
+    if not (ns.tools or ns.features or ns.clauses):
+        return None  # nothing to check: the spec is loaded once, by the run's session
+    from pytest_agenttools.run.selection import split_list
+    from pytest_agenttools.spec.clauses import load
+
+    spec = load()
+    tools = sorted({c.tool for c in spec.clauses})
+    unknown = sorted(split_list(ns.tools) - set(tools))
+    if unknown:
+        return f"--tools: unknown tool(s) {', '.join(unknown)}; the tools are {', '.join(tools)}"
+    tags = {f for c in spec.clauses for f in (*c.features, *c.tags)} | set(spec.features)
+    unknown = sorted(split_list(ns.features) - tags)
+    if unknown:
+        return (
+            f"--features: unknown feature or tag(s) {', '.join(unknown)}; choose from "
+            f"{', '.join(sorted(tags))}"
+        )
+    if ns.clauses:
+        from pytest_agenttools.run.selection import unknown_clauses
+
+        problem = unknown_clauses(spec, split_list(ns.clauses))
+        if problem:
+            return f"--clauses: {problem}"
+    return None
+
+
+def _run(ns: argparse.Namespace, extra: list[str]) -> int:
+    problem = _check_selection(ns)
+    if problem:
+        return _fail("run", problem)
+    code, report = run_conformance(
+        impl=ns.impl,
+        cmd=ns.cmd,
+        mcp=ns.mcp,
+        mcp_mapping=ns.mcp_mapping,
+        manifest=ns.manifest,
+        expectations=ns.expectations,
+        strict=ns.strict,
+        report_json=ns.report_json,
+        tools=ns.tools,
+        features=ns.features,
+        clauses=ns.clauses,
+        pytest_args=extra,
+        pytest_summary=False,
+    )
+    if report:
+        from pytest_agenttools.report.render import Run, terminal_lines
+        from pytest_agenttools.spec.clauses import load
+
+        run = Run.from_report(report, load(), ns.report_json or "")
+        print("\n".join(terminal_lines(run, verbose=ns.verbose)))
+        if ns.report_json:
+            print(f"  report written to {ns.report_json}")
+    summary = report.get("summary", {})
+    clean = report and summary.get("failed", 0) == 0 and summary.get("error", 0) == 0
+    if code == 0 and clean:
+        return 0
+    return code or 1
+
+
+def _serve(ns: argparse.Namespace) -> int:
+    if ns.root is not None and not ns.mcp:
+        raise SystemExit(
+            "agenttools serve: --root is for --mcp (MCP has no working directory); over stdio "
+            "every call carries its own cwd"
+        )
+    tools = None
+    if ns.impl:
+        from pytest_agenttools.connect.base import AdapterError
+        from pytest_agenttools.connect.inprocess import load_factory
+
+        try:
+            tools = load_factory(ns.impl)()
+        except AdapterError as exc:
+            raise SystemExit(f"agenttools serve: {exc}") from None
+    if ns.mcp:
+        from pytest_agenttools.implementations.reference.mcp_server import serve_mcp
+
+        return serve_mcp(tools, root=ns.root)
+    from pytest_agenttools.implementations.reference.server import serve
+
+    return serve(tools=tools, exit_process=True, max_line_bytes=ns.max_line_bytes)
+
+
+def _load_reports(paths: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
+    reports = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as handle:
+                data = json.load(handle)
+        except (OSError, ValueError) as exc:
+            raise SystemExit(f"agenttools: cannot read report {path!r}: {exc}") from None
+        if not isinstance(data, dict) or "clauses" not in data:
+            raise SystemExit(
+                f"agenttools: {path!r} is not a conformance report (no 'clauses'); make one with "
+                "`agenttools run --report-json FILE`"
+            )
+        reports.append((path, data))
+    return reports
+
+
+def _report(ns: argparse.Namespace) -> int:
+    from pytest_agenttools.report.render import runs_from_reports, to_html, to_markdown
+    from pytest_agenttools.spec.clauses import load
+
+    runs = runs_from_reports(load(), _load_reports(ns.reports))
+    if not ns.html and not ns.markdown:
+        sys.stdout.write(to_markdown(runs))
+        return 0
+    written = []
+    for path, text, what in (
+        (ns.html, to_html, "HTML page"),
+        (ns.markdown, to_markdown, "Markdown summary"),
+    ):
+        if path:
+            Path(path).write_text(text(runs), encoding="utf-8")
+            written.append(f"{what} {path}")
+    count = f"{len(runs)} report{'s' if len(runs) != 1 else ''}"
+    print(f"agenttools report: wrote {' and '.join(written)} ({count})")
+    return 0
+
+
+def _baseline(ns: argparse.Namespace) -> int:
+    from pytest_agenttools.run.baseline import prune, render, render_baseline, write_atomically
+
+    (_, report), *_ = _load_reports([ns.report])
+    if not ns.prune:
+        sys.stdout.write(render_baseline(report))
+        return 0
+    import pytest
+
+    from pytest_agenttools.run.expectations import load
+
+    try:
+        existing = load(ns.prune)
+    except pytest.UsageError as exc:
+        return _fail("baseline", str(exc))
+    merged = prune(report, existing)
+    write_atomically(ns.prune, render(report, merged.entries))
+    print(merged.describe(ns.prune))
+    return 0
+
+
+def _selfcheck(ns: argparse.Namespace) -> int:
+    from pytest_agenttools.cli.selfcheck import (
+        alternative_implementations,
+        broken_implementations,
+        render,
+        render_alternatives,
+        render_longest,
+        run_both,
+    )
+
+    broken = [n for n in ns.only if n in broken_implementations()] if ns.only else None
+    alternatives = [n for n in ns.only if n in alternative_implementations()] if ns.only else None
+    unknown = set(ns.only) - set(broken or ()) - set(alternatives or ())
+    if unknown:
+        raise SystemExit(
+            f"agenttools selfcheck: unknown implementation(s) {sorted(unknown)}; broken: "
+            f"{', '.join(broken_implementations())}; alternatives: "
+            f"{', '.join(alternative_implementations())}"
+        )
+    if ns.alternatives_only or (ns.only and not broken):
+        broken = []
+    elif broken is None:
+        broken = broken_implementations()
+    if ns.broken_only or (ns.only and not alternatives):
+        alternatives = []
+    elif alternatives is None:
+        alternatives = alternative_implementations()
+    kills, rows = run_both(broken, alternatives, stdio=ns.stdio, jobs=ns.jobs)
+    if kills:
+        print("\n".join(render(kills)))
+    if rows:
+        print("\n".join(render_alternatives(rows)))
+    if kills or rows:
+        print(render_longest(kills, rows))
+    if ns.json:
+        with open(ns.json, "w", encoding="utf-8") as handle:
+            json.dump(
+                {
+                    "broken": [k.to_json() for k in kills],
+                    "alternatives": [r.to_json() for r in rows],
+                },
+                handle,
+                indent=2,
+            )
+    return 0 if all(k.ok for k in kills) and all(r.ok for r in rows) else 1
+
+
+def _clauses(ns: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from pytest_agenttools.spec.clauses import (
+        clause_test_index,
+        implementation_index,
+        load,
+        render_markdown,
+    )
+
+    spec = load()
+    if ns.tool:
+        tools = list(dict.fromkeys(c.tool for c in spec.clauses))
+        if ns.tool not in tools:
+            return _fail("clauses", f"unknown tool {ns.tool!r}; the tools are {', '.join(tools)}")
+        spec = replace(
+            spec,
+            clauses=tuple(c for c in spec.clauses if c.tool == ns.tool),
+            sections={k: v for k, v in spec.sections.items() if k == ns.tool},
+            features={k: v for k, v in spec.features.items() if v.tool == ns.tool},
+            limits={k: v for k, v in spec.limits.items() if v.tool == ns.tool},
+        )
+    if ns.markdown:
+        from pytest_agenttools.cli.selfcheck import caught_index
+
+        sys.stdout.write(
+            render_markdown(spec, clause_test_index(), implementation_index(), caught_index())
+        )
+        return 0
+    for clause in spec.clauses:
+        needs = f"  [{', '.join(clause.features)}]" if clause.features else ""
+        retired = " (retired)" if clause.retired else ""
+        print(f"{clause.id:18} {clause.level:6} {clause.title}{retired}{needs}")
+    return 0
+
+
+def _plain(value: Any) -> Any:
+    """An observation (dataclasses, tuples) as JSON data, without the raw copy it keeps."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.name != "raw"
+        }
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+def _call(ns: argparse.Namespace) -> int:
+    """One call through the same adapter ``run`` would use; print what came back as JSON."""
+    from pytest_agenttools.connect import inprocess, stdio
+    from pytest_agenttools.connect.base import AdapterError, ProtocolError, deadline_for
+    from pytest_agenttools.connect.mcp import client as mcp
+    from pytest_agenttools.harness.contract import ContractViolation, ToolCall
+    from pytest_agenttools.harness.observations import ALWAYS_OBSERVED
+
+    try:
+        arguments = json.loads(ns.arguments)
+    except ValueError as exc:
+        return _fail("call", f"the arguments are not JSON ({exc}): {ns.arguments!r}")
+    cwd = os.path.abspath(ns.cwd or os.getcwd())
+    if not os.path.isdir(cwd):
+        return _fail("call", f"--cwd {cwd}: no such directory")
+    override = None
+    if ns.manifest:
+        import tomllib
+
+        try:
+            override = tomllib.loads(Path(ns.manifest).read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            return _fail("call", f"--manifest {ns.manifest}: {exc}")
+    settings = {
+        "impl": ns.impl,
+        "cmd": ns.cmd,
+        "mcp": ns.mcp,
+        "mcp_mapping": ns.mcp_mapping,
+        "manifest": override,
+        "call_timeout": ns.timeout,
+    }
+    adapter: Any = (
+        mcp.from_settings(settings)
+        or stdio.from_settings(settings)
+        or inprocess.from_settings(settings)
+    )
+    call = ToolCall(ns.tool, arguments, cwd)
+    out: dict[str, Any] = {"adapter": adapter.describe()}
+    code = 0
+    try:
+        manifest = adapter.start()
+        out["implementation"] = f"{manifest.name} {manifest.version}"
+        if not manifest.has_tool(ns.tool):
+            out["note"] = (
+                f"{manifest.name} does not declare {ns.tool!r} (it declares "
+                f"{', '.join(sorted(manifest.tools)) or 'no tools'}); sent anyway"
+            )
+        out["call"] = call.to_wire()
+        result = adapter.call(call, timeout=deadline_for(call, ns.timeout))
+    except ProtocolError as exc:
+        out["protocol_error"] = {"code": exc.code, "message": str(exc)}
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 1
+    except (AdapterError, ContractViolation) as exc:
+        out["violation"] = str(exc)
+        print(json.dumps(out, indent=2, ensure_ascii=False))
+        return 1
+    finally:
+        adapter.close()
+    out["result"] = result.to_wire()
+    required = not result.is_error or ns.tool in ALWAYS_OBSERVED
+    try:
+        out["observation"] = _plain(result.observation)
+    except ContractViolation as exc:
+        if required:
+            out["violation"] = str(exc)
+            code = 1
+        else:
+            out["observation"] = None
+            out["note"] = f"an error result of {ns.tool} needs no observation"
+    print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
+    return code
+
+
+def _init(ns: argparse.Namespace) -> int:
+    from pytest_agenttools.cli.scaffold import (
+        SKELETONS,
+        ScaffoldError,
+        adapter_name,
+        write_skeleton,
+    )
+
+    directory = Path(ns.directory)
+    try:
+        written = write_skeleton(ns.lang, directory, ns.name)
+    except (ScaffoldError, OSError) as exc:
+        return _fail("init", str(exc))
+    name = ns.name or adapter_name(directory)
+    print(f"agenttools init: wrote a {ns.lang} adapter skeleton for {name}:")
+    for path in written:
+        print(f"  {path}")
+    print("Run it (it declares no tools yet, so every clause is 'not run' and the run passes):")
+    print(f"  cd {directory}")
+    for command in SKELETONS[ns.lang].commands(name):
+        print(f"  {command}")
+    readme = directory / "README.md"
+    print(f"Then follow {readme}: implement one tool, declare it, run its clauses.")
+    return 0
+
+
+def _implementation_options(parser: argparse.ArgumentParser) -> None:
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument(
+        "--impl",
+        metavar="FACTORY",
+        help="in-process factory 'package.module:factory' or 'path/to/adapter.py:factory' "
+        "(default: the bundled reference implementation)",
+    )
+    which.add_argument(
+        "--cmd", metavar="COMMAND", help="command that starts a stdio implementation server"
+    )
+    which.add_argument(
+        "--mcp",
+        metavar="COMMAND",
+        help="command that starts an MCP tool server ({tmp}: the workspace directory)",
+    )
+    parser.add_argument(
+        "--mcp-mapping",
+        metavar="FILE",
+        help="TOML mapping of the canonical tools to the MCP server's tools (docs/mcp-adapter.md)",
+    )
+    parser.add_argument(
+        "--manifest", metavar="FILE", help="TOML manifest laid over the implementation's own"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agenttools",
+        description="Conformance kit for the file and shell tools of coding agents.",
+        epilog=EPILOG,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    run = commands.add_parser(
+        "run",
+        help="run the conformance suite (default: against the bundled reference)",
+        description="Run the shipped conformance suite against an implementation: the bundled "
+        "reference in process unless --impl, --cmd or --mcp names another. Prints the "
+        "conformance levels (MUST and SHOULD clauses passed, failed, failed as expected, not "
+        "run, and why) and every clause that did not pass; -v lists every clause. Exits 0 only "
+        "when every test passed or matched an expectation. Arguments after -- go to pytest "
+        "(e.g. -- -n auto, -- -k bom).",
+    )
+    _implementation_options(run)
+    run.add_argument("--expectations", metavar="FILE", help="TOML expectations file")
+    run.add_argument(
+        "--strict",
+        action="store_true",
+        help="stale or unmatched expectation entries, and TODO reasons, fail the run "
+        "(pytest: --agenttools-strict)",
+    )
+    run.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
+    run.add_argument("--tools", help="only these tools' clauses (comma-separated: edit,bash)")
+    run.add_argument("--features", help="only clauses with these features or tags (bom,crlf)")
+    run.add_argument(
+        "--clauses", help="only the tests of these clauses (comma-separated: EDIT-RA-02,READ-LN-01)"
+    )
+    run.add_argument(
+        "-v", "--verbose", action="store_true", help="list every clause, with failing assertions"
+    )
+    call = commands.add_parser(
+        "call",
+        help="send one tool call and print the raw result, for debugging an adapter by hand",
+        description="Start the implementation as `run` would, send one call, and print JSON: "
+        "the call, the result the adapter returned, and the parsed observation or the "
+        "contract violation. Exits 1 on a violation or a protocol error.",
+    )
+    call.add_argument("tool", help="canonical tool name (read, write, edit, grep, glob, bash)")
+    call.add_argument("arguments", help='the arguments as a JSON object, e.g. \'{"path": "a"}\'')
+    _implementation_options(call)
+    call.add_argument("--cwd", metavar="DIR", help="the call's working directory (default: .)")
+    call.add_argument(
+        "--timeout", type=float, default=60.0, metavar="S", help="seconds to wait (default 60)"
+    )
+    init = commands.add_parser(
+        "init",
+        help="write a runnable adapter skeleton (python, node or go)",
+        description="Write an adapter skeleton into DIR: a server speaking agenttools/2 over "
+        "stdio (node, go) or an in-process factory (python), with a manifest, an expectations "
+        "file and a README of next steps. It declares no tools, so its first run passes.",
+    )
+    init.add_argument("--lang", required=True, choices=("python", "node", "go"))
+    init.add_argument("directory", metavar="DIR", help="where to write (created if missing)")
+    init.add_argument("--name", help="the implementation's name (default: from DIR)")
+    serve = commands.add_parser(
+        "serve",
+        help="serve the reference (or any in-process implementation) over stdio, or as an MCP "
+        "tool server (--mcp)",
+    )
+    serve.add_argument(
+        "--impl",
+        metavar="FACTORY",
+        help="serve this in-process factory 'package.module:factory' instead",
+    )
+    serve.add_argument(
+        "--mcp",
+        action="store_true",
+        help="speak MCP (the `mcp` extra) instead of the agenttools protocol: the seven tools "
+        "under their canonical names (docs/mcp-adapter.md, The reference over MCP)",
+    )
+    serve.add_argument(
+        "--root",
+        metavar="DIR",
+        help="with --mcp: the directory relative paths resolve against and commands run in "
+        "(default: where the server starts); the kit starts one per workspace: --root {cwd}",
+    )
+    serve.add_argument(
+        "--max-line-bytes",
+        type=int,
+        default=64 * 1024 * 1024,
+        metavar="N",
+        help="longest request line read whole; longer ones are answered -32600 (default 64 MiB)",
+    )
+    report = commands.add_parser(
+        "report", help="render JSON reports: a Markdown summary or a page comparing runs"
+    )
+    report.add_argument("reports", nargs="+", metavar="REPORT.json")
+    report.add_argument("--html", metavar="FILE", help="write a self-contained HTML page")
+    report.add_argument(
+        "--markdown", metavar="FILE", help="write Markdown (default without --html: stdout)"
+    )
+    baseline = commands.add_parser(
+        "baseline", help="an expectations file covering a report's current failures"
+    )
+    baseline.add_argument("--report", required=True, metavar="REPORT.json")
+    baseline.add_argument(
+        "--prune",
+        metavar="FILE",
+        help="rewrite this expectations file from the report: keep the reasons of entries "
+        "that still apply, drop entries whose tests pass now, add new failures with TODO",
+    )
+    selfcheck = commands.add_parser(
+        "selfcheck",
+        help="run the suite against the shipped broken implementations (each must fail) and "
+        "alternative correct implementations (each must pass)",
+    )
+    selfcheck.add_argument(
+        "only", nargs="*", help="broken or alternative implementations by name (default: all)"
+    )
+    side = selfcheck.add_mutually_exclusive_group()
+    side.add_argument("--broken-only", action="store_true", help="only the broken ones")
+    side.add_argument("--alternatives-only", action="store_true", help="only the alternatives")
+    selfcheck.add_argument(
+        "--stdio", action="store_true", help="also serve each alternative over stdio"
+    )
+    selfcheck.add_argument(
+        "--jobs",
+        type=int,
+        help="runs at once (default: four per core, at most 32; most of a run waits on "
+        "timeouts and kill graces)",
+    )
+    selfcheck.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON")
+    clauses = commands.add_parser("clauses", help="list the spec clauses")
+    clauses.add_argument("--tool", help="only this tool's clauses")
+    clauses.add_argument(
+        "--markdown", action="store_true", help="print docs/spec.md (with --tool: that part)"
+    )
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    extra: list[str] = []
+    if "--" in args:
+        cut = args.index("--")
+        args, extra = args[:cut], args[cut + 1 :]
+    parser = build_parser()
+    ns = parser.parse_args(args)
+    if ns.command in ("run", "call") and bool(ns.mcp) != bool(ns.mcp_mapping):
+        parser.error("--mcp and --mcp-mapping go together (see docs/mcp-adapter.md)")
+    if ns.command == "run":
+        return _run(ns, extra)
+    if extra:
+        parser.error(f"only `run` passes arguments after -- to pytest ({ns.command} got {extra})")
+    commands = {
+        "call": _call,
+        "init": _init,
+        "serve": _serve,
+        "report": _report,
+        "baseline": _baseline,
+        "selfcheck": _selfcheck,
+        "clauses": _clauses,
+    }
+    return commands[ns.command](ns)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""bash runs a command whose working directory is missing in the system temp dir instead of
+refusing it: the command acts on a directory nobody named."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
+
+SUITE_MODULES = ["test_bash"]
+CAUGHT_BY = {"BASH-CWD-02"}
+
+
+class Elsewhere(ReferenceTools):
+    def call(
+        self,
+        tool: str,
+        arguments: Any,
+        cwd: str,
+        env: Mapping[str, str] | None = None,
+        cancel: threading.Event | None = None,
+    ) -> dict[str, Any]:
+        if tool == "bash" and isinstance(cwd, str) and "\0" not in cwd and not os.path.isdir(cwd):
+            cwd = tempfile.gettempdir()
+        return super().call(tool, arguments, cwd, env, cancel)
+
+
+def create() -> Elsewhere:
+    return Elsewhere()

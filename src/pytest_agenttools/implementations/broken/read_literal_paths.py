@@ -1,0 +1,19 @@
+"""read takes the path literally: no `~`, no `file://`, no spelling variants."""
+
+import os
+from collections.abc import Mapping
+
+from pytest_agenttools.implementations.reference.read import ReadOps
+from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
+
+SUITE_MODULES = ["test_read_formats"]
+CAUGHT_BY = {"READ-PATH-01"}
+
+
+class Literal(ReadOps):
+    def resolve(self, raw: str, cwd: str, env: Mapping[str, str] | None) -> tuple[str, bool]:
+        return os.path.normpath(os.path.join(cwd, raw)), False
+
+
+def create() -> ReferenceTools:
+    return ReferenceTools(ops={"read": Literal()})

@@ -1,0 +1,20 @@
+"""write keeps a CRLF file's style by turning every LF into CRLF: CRLF content gets CR CR LF."""
+
+from __future__ import annotations
+
+from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
+from pytest_agenttools.implementations.reference.write import WriteOps
+
+SUITE_MODULES = ["test_write"]
+CAUGHT_BY = {"WRITE-EOL-02"}
+
+
+class DoublesCr(WriteOps):
+    def store_text(self, content: str, old_head: bytes | None) -> str:
+        if old_head is not None and b"\r\n" in old_head:
+            return content.replace("\n", "\r\n")
+        return content
+
+
+def create() -> ReferenceTools:
+    return ReferenceTools(ops={"write": DoublesCr()})

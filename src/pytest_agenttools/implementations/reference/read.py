@@ -1,0 +1,325 @@
+"""The ``read`` tool: a bounded, line-numbered page of a file, or its image, PDF or notebook view.
+
+It streams: only the lines up to the end of the requested page are decoded, each capped in length,
+so page one of a 1 GiB file costs what page one of a small file costs (READ-STREAM-01,
+READ-STREAM-02). Every success carries ``details.observation`` (the lines shown, exactly as
+decoded, and the paging facts), which is what the conformance suite judges.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Mapping
+from typing import Any, BinaryIO
+
+from pytest_agenttools.implementations.reference import fsport, paths, sniff, textcodec
+from pytest_agenttools.implementations.reference.arguments import Param, check
+from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.limits import Limits
+from pytest_agenttools.implementations.reference.read_notebook import read_notebook
+from pytest_agenttools.implementations.reference.read_pdf import read_pdf
+from pytest_agenttools.implementations.reference.results import (
+    ToolError,
+    image_block,
+    text_block,
+    text_result,
+)
+
+FEATURES = (
+    "read.images",
+    "read.notebook",
+    "read.path_variants",
+    "read.pdf",
+)
+PARAMS = (
+    Param("path", str, required=True),
+    Param("offset", int),
+    Param("limit", int),
+    Param("pages", (str, int)),
+)
+ARROW = "\u2192"
+LINE_CUT_SUFFIX = "... (line truncated)"
+
+
+class ReadOps:
+    """How read touches the file system; a variant swaps this port, not the module."""
+
+    def resolve(self, raw: str, cwd: str, env: Mapping[str, str] | None) -> tuple[str, bool]:
+        """READ-VAR-01, READ-PATH-01: the first existing spelling, and whether it is a variant."""
+        return paths.resolve_for_read(raw, cwd, env)
+
+    def exists(self, path: str) -> bool:
+        return os.path.lexists(path)
+
+    def similar(self, path: str) -> list[str]:
+        return paths.similar_names(path)
+
+    def refuse_device(self, path: str) -> None:
+        """READ-DEV-01, READ-DEV-03: endless devices and standard streams, by any name."""
+        fsport.refuse_device(path)
+
+    def check_kind(self, path: str) -> os.stat_result:
+        """READ-DIR-02, READ-SPECIAL-02: directories, FIFOs, sockets and devices refused."""
+        return fsport.check_file_kind(path)
+
+    def open(self, path: str) -> BinaryIO:
+        """Open without blocking on a FIFO swapped in after the checks."""
+        return os.fdopen(fsport.open_for_read(path), "rb")
+
+    def classify(self, sample: bytes, path: str) -> sniff.Kind:
+        """READ-BIN-02, READ-IMG-02: image, binary or text, from the first bytes."""
+        return sniff.classify(sample, path)
+
+    def detect(self, sample: bytes, complete: bool) -> textcodec.Encoding:
+        """READ-BOM-01, READ-ENC-01, READ-ENC-02: a BOM, else UTF-8 if valid, else latin-1."""
+        return textcodec.detect(sample, complete=complete)
+
+    def lines(
+        self, stream: BinaryIO, encoding: textcodec.Encoding, max_chars: int
+    ) -> Iterator[tuple[str, bool]]:
+        """READ-EOL-01, READ-CAP-03: lines split on LF only, each cut at ``max_chars``."""
+        return textcodec.iter_lines(stream, encoding, max_chars)
+
+
+OPS = ReadOps()
+
+
+def _bad(message: str, argument: str) -> ToolError:
+    return ToolError("invalid_argument", message, argument=argument)
+
+
+def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
+    ops: ReadOps = ctx.ops_for("read", OPS)
+    args = check("read", PARAMS, arguments)  # READ-ARG-01
+    raw = paths.check_raw(args["path"])  # READ-ARG-03
+    offset = args.get("offset", 1)
+    if offset < 0:  # READ-ARG-04: 0 reads from the start, a negative offset is an error
+        raise _bad(
+            f"offset must be 1 or more (line numbers start at 1), got {offset}. "
+            "Use offset=1 to read from the start.",
+            "offset",
+        )
+    offset = max(offset, 1)
+    limit = args.get("limit")
+    if limit is not None and limit < 1:
+        raise _bad(f"limit must be 1 or more lines, got {limit}. Omit it for a full page.", "limit")
+    path, via_variant = ops.resolve(raw, ctx.cwd, ctx.env)
+    if not ops.exists(path):  # READ-NF-01
+        hint = ops.similar(path)
+        tail = f" Did you mean: {', '.join(hint)}?" if hint else " Check the path with glob."
+        raise ToolError("not_found", f"File not found: {path}.{tail}", path=path)
+    if os.path.islink(path) and not os.path.exists(path):  # READ-SYM-01
+        raise ToolError(
+            "not_found",
+            f"{path} is a symbolic link to {os.readlink(path)!r}, which does not exist.",
+            path=path,
+        )
+    ops.refuse_device(path)
+    ops.check_kind(path)
+    with ops.open(path) as stream:
+        sample = stream.read(sniff.SAMPLE_BYTES)
+        pages = args.get("pages")
+        if path.lower().endswith(".pdf") or sample.startswith(b"%PDF-"):
+            return read_pdf(path, pages, ctx.limits)
+        if pages is not None:
+            raise _bad(
+                f"pages applies to PDF files only; {path} is not a PDF. Use offset and limit.",
+                "pages",
+            )
+        if path.lower().endswith(".ipynb"):
+            return read_notebook(path, ctx.limits)
+        kind = ops.classify(sample, path)
+        if kind.kind == "image":
+            return _image(stream, sample, path, kind.mime_type, ctx.limits)
+        if kind.kind == "binary":  # READ-BIN-02
+            raise ToolError(
+                "binary_file",
+                f"{path} looks like a binary file ({kind.reason}), so it is not shown as text. "
+                f"Inspect it with bash: `file {path}` or `hexdump -C {path} | head`.",
+                path=path,
+            )
+        stream.seek(0)
+        encoding = ops.detect(sample, len(sample) < sniff.SAMPLE_BYTES)
+        page = Page(path, offset, limit, ctx.limits, ctx.cancel)
+        result = page.render(
+            ops.lines(stream, encoding, ctx.limits["read.max_line_chars"]), encoding
+        )
+    if via_variant:
+        result["details"]["resolved_path"] = path
+        block = result["content"][0]
+        block["text"] += f"\n\n[Read {path}: the path as given did not exist; this spelling does.]"
+    return result
+
+
+def _image(stream: BinaryIO, sample: bytes, path: str, mime: str, limits: Limits) -> dict[str, Any]:
+    """READ-IMG-01: the exact bytes as an image block, up to ``read.max_image_bytes``."""
+    cap = limits["read.max_image_bytes"]
+    data = sample + stream.read(cap + 1 - len(sample))
+    if len(data) > cap:
+        raise ToolError(
+            "too_large",
+            f"{path} is an image larger than {cap} bytes; it is not sent. Shrink it first "
+            "(for example with ImageMagick `convert -resize`).",
+            path=path,
+        )
+    return {
+        "content": [
+            text_block(f"Read image file {path} [{mime}, {len(data)} bytes]"),
+            image_block(data, mime),
+        ],
+        "isError": False,
+        "details": {
+            "path": path,
+            "mimeType": mime,
+            "bytes": len(data),
+            "observation": {"kind": "image", "mime_type": mime},
+        },
+    }
+
+
+def number_line(number: int, text: str) -> str:
+    """READ-LN-01: the number right-aligned to width 6, then the arrow, then the line."""
+    return f"{number:>6}{ARROW}{text}"
+
+
+class Page:
+    """One page of a text file: which lines to show and what stopped it.
+
+    READ-CAP-01, READ-CAP-02, READ-CAP-03: at most ``read.max_lines`` lines (or ``limit``,
+    READ-PAGE-02), at most ``read.max_bytes`` of text (counted in the unit the manifest
+    declares: UTF-8 bytes, or characters), always at least one line, each counted with its
+    LF; the next page starts exactly after this one (READ-PAGE-01). Lines are shown exactly
+    as decoded (READ-TEXT-01).
+    """
+
+    def __init__(
+        self,
+        path: str,
+        offset: int,
+        limit: int | None,
+        limits: Limits,
+        cancel: threading.Event,
+    ) -> None:
+        self.path = path
+        self.offset = offset
+        self.limit = limit
+        self.max_lines = limits["read.max_lines"]
+        self.page_size = min(limit, self.max_lines) if limit else self.max_lines
+        self.max_bytes = limits["read.max_bytes"]
+        self.in_chars = limits.unit("read.max_bytes") == "chars"
+        self.max_chars = limits["read.max_line_chars"]
+        self.cancel = cancel
+
+    def cost(self, line: str) -> int:
+        if self.in_chars:
+            return len(line) + 1
+        return len(line.encode("utf-8", "surrogatepass")) + 1
+
+    def render(
+        self, lines: Iterator[tuple[str, bool]], encoding: textcodec.Encoding
+    ) -> dict[str, Any]:
+        shown: list[str] = []
+        cut_lines: list[int] = []
+        used = 0
+        seen = 0
+        stopped_by: str | None = None
+        for line, cut in lines:
+            if self.cancel.is_set():  # a huge offset walks the file: honour cancellation
+                raise ToolError("aborted", f"Reading {self.path} was cancelled.", path=self.path)
+            seen += 1
+            if seen < self.offset:
+                continue
+            if len(shown) >= self.page_size:
+                stopped_by = "limit" if self.limit and self.limit <= self.max_lines else "lines"
+                break
+            cost = self.cost(line)
+            if shown and used + cost > self.max_bytes:
+                stopped_by = "bytes"
+                break
+            used += cost
+            shown.append(line)
+            if cut:
+                cut_lines.append(seen)
+        details: dict[str, Any] = {
+            "path": self.path,
+            "encoding": encoding.name,
+            "bom": encoding.has_bom,
+            "offset_unit": "line",
+        }
+        observation: dict[str, Any] = {
+            "kind": "text",
+            "start_line": self.offset,
+            "lines": shown,
+            "cut_lines": cut_lines,
+            "truncated": stopped_by is not None,
+            "encoding": encoding.name,
+            "bom": encoding.has_bom,
+        }
+        details["observation"] = observation
+        if seen == 0:  # READ-EMPTY-02, READ-DEV-02, READ-PRES-03 (a note, never blank)
+            observation.update(start_line=1, total_lines=0)
+            details.update(empty=True, has_more=False, total_lines=0)
+            return text_result(
+                f"[{self.path} exists but is empty (0 lines). Nothing to show; write to it or "
+                "check the path.]",
+                **details,
+            )
+        if not shown:  # READ-OFF-01
+            raise ToolError(
+                "offset_beyond_end",
+                f"Offset {self.offset} is beyond end of file ({seen} lines total). "
+                f"Use an offset from 1 to {seen}.",
+                total_lines=seen,
+                path=self.path,
+            )
+        return text_result(self._text(shown, cut_lines, encoding, stopped_by, details), **details)
+
+    def _text(
+        self,
+        shown: list[str],
+        cut_lines: list[int],
+        encoding: textcodec.Encoding,
+        stopped_by: str | None,
+        details: dict[str, Any],
+    ) -> str:
+        """READ-TRUNC-01: the paging facts; READ-PRES-01: every line in the text, in order;
+        READ-PRES-02: the cut announced with its offset; READ-GOLD-01: the exact layout."""
+        observation = details["observation"]
+        start, end = self.offset, self.offset + len(shown) - 1
+        was_cut = set(cut_lines)
+        numbered = [
+            number_line(n, line + (LINE_CUT_SUFFIX if n in was_cut else ""))
+            for n, line in enumerate(shown, start=start)
+        ]
+        notes: list[str] = []
+        if encoding.name == "latin-1":
+            notes.append("[Decoded as latin-1: the file is not valid UTF-8.]")
+        if cut_lines:
+            listed = ", ".join(map(str, cut_lines[:20])) + (" ..." if len(cut_lines) > 20 else "")
+            notes.append(
+                f"[Line(s) {listed} longer than {self.max_chars} characters were cut. "
+                f"To see the rest of line N: bash `sed -n 'Np' {self.path} | "
+                f"cut -c {self.max_chars + 1}-`]"
+            )
+            details["line_truncations"] = cut_lines
+        details.update(start_line=start, end_line=end, has_more=stopped_by is not None)
+        if stopped_by:
+            next_offset = end + 1
+            if stopped_by == "bytes":
+                unit = "K chars" if self.in_chars else "KB"
+                reason = f" ({self.max_bytes / 1024:.1f}{unit} limit)"
+            else:
+                reason = ""
+            notes.append(
+                f"[Showing lines {start}-{end}{reason}. Use offset={next_offset} to continue.]"
+            )
+            details.update(next_offset=next_offset, truncated_by=stopped_by)
+            observation.update(next_offset=next_offset, truncated_by=stopped_by)
+        else:
+            details["total_lines"] = end
+            observation["total_lines"] = end
+        text = "\n".join(numbered)
+        if notes:
+            text += "\n\n" + "\n".join(notes)
+        return text

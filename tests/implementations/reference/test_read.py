@@ -1,0 +1,218 @@
+"""Reference read and write on pyfakefs (file logic) and on the real file system (streaming)."""
+
+from __future__ import annotations
+
+import os
+import tracemalloc
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from pytest_agenttools.fixtures.builders import make_text_file
+from pytest_agenttools.implementations.reference import create, fsport, read, read_pdf
+from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.limits import Limits
+from pytest_agenttools.implementations.reference.mutation_queue import MutationQueue
+from pytest_agenttools.implementations.reference.results import ToolError
+from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
+
+# Import every tool module now, outside pyfakefs: a module first imported while a fake file
+# system is active keeps the fake `os` after that test ends, and the next test fails.
+create()
+
+
+def call(tool: str, cwd: str, **arguments: Any) -> dict[str, Any]:
+    return create().call(tool, arguments, cwd)
+
+
+def text(result: dict[str, Any]) -> str:
+    return "\n".join(b["text"] for b in result["content"] if b["type"] == "text")
+
+
+def test_read_on_fake_fs(fs: Any) -> None:
+    fs.create_file("/ws/a.txt", contents="one\ntwo\n")
+    result = call("read", "/ws", path="a.txt")
+    assert text(result) == "     1\u2192one\n     2\u2192two"
+    assert result["details"]["total_lines"] == 2
+    assert result["details"]["observation"] == {
+        "kind": "text",
+        "start_line": 1,
+        "lines": ["one", "two"],
+        "cut_lines": [],
+        "truncated": False,
+        "total_lines": 2,
+        "encoding": "utf-8",
+        "bom": False,
+    }
+
+
+def test_offset_beyond_end_on_fake_fs(fs: Any) -> None:
+    fs.create_file("/ws/a.txt", contents="one\n")
+    result = call("read", "/ws", path="a.txt", offset=5)
+    assert result["isError"] and "1 lines total" in text(result)
+
+
+def test_missing_file_suggests_similar_names(fs: Any) -> None:
+    fs.create_file("/ws/config.yaml", contents="x")
+    result = call("read", "/ws", path="config.yml")
+    assert result["isError"] and "config.yaml" in text(result)
+
+
+def test_variant_found_on_fake_fs(fs: Any) -> None:
+    fs.create_file("/ws/Bob\u2019s.txt", contents="curly\n")
+    result = call("read", "/ws", path="Bob's.txt")
+    assert text(result).startswith("     1\u2192curly")
+    assert result["details"]["resolved_path"] == "/ws/Bob\u2019s.txt"
+
+
+def test_write_creates_and_overwrites_on_fake_fs(fs: Any) -> None:
+    fs.create_dir("/ws")
+    first = call("write", "/ws", path="d/n.txt", content="hi\n")
+    assert not first["isError"] and first["details"]["created"] is True
+    second = call("write", "/ws", path="d/n.txt", content="bye\n")
+    assert second["details"]["created"] is False and "overwrote" in text(second)
+    assert Path("/ws/d/n.txt").read_bytes() == b"bye\n"
+
+
+def test_write_big_old_file_omits_diff(tmp_path: Path) -> None:
+    (tmp_path / "big.txt").write_bytes(b"x\n" * 600_000)
+    result = call("write", str(tmp_path), path="big.txt", content="small\n")
+    assert result["details"]["diff_omitted"] == "too_large"
+    assert (tmp_path / "big.txt").read_bytes() == b"small\n"
+
+
+def test_failed_write_leaves_no_temp_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "f.txt").write_text("old\n")
+
+    def boom(*_: Any) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(os, "replace", boom)
+    result = call("write", str(tmp_path), path="f.txt", content="new\n")
+    assert result["isError"] and "No space left" in text(result)
+    assert sorted(os.listdir(tmp_path)) == ["f.txt"]
+    assert (tmp_path / "f.txt").read_text() == "old\n"
+
+
+def test_internal_errors_become_results(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    def broken(*_: Any) -> Any:
+        raise RuntimeError("bug")
+
+    monkeypatch.setattr(read.Page, "render", broken)
+    (tmp_path / "a.txt").write_text("x\n")
+    result = call("read", str(tmp_path), path="a.txt")
+    assert result["isError"] and result["details"]["error"] == "internal"
+
+
+def test_page_one_of_a_big_file_uses_little_memory(tmp_path: Path) -> None:
+    make_text_file(tmp_path / "big.log", 128 * 1024 * 1024)
+    tracemalloc.start()
+    try:
+        result = call("read", str(tmp_path), path="big.log")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    observation = result["details"]["observation"]
+    assert not result["isError"] and observation["truncated"] is True
+    assert observation["next_offset"] == len(observation["lines"]) + 1
+    assert peak < 8 * 1024 * 1024, f"peak Python allocation {peak} bytes for page one"
+
+
+def test_one_giant_line_uses_little_memory(tmp_path: Path) -> None:
+    with open(tmp_path / "one", "wb") as handle:
+        for _ in range(32):
+            handle.write(b"z" * (1024 * 1024))
+    tracemalloc.start()
+    try:
+        result = call("read", str(tmp_path), path="one")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert result["details"]["observation"]["cut_lines"] == [1]
+    assert peak < 8 * 1024 * 1024, f"peak Python allocation {peak} bytes"
+
+
+def test_configure_ignores_unknown_and_invalid() -> None:
+    tools = create()
+    applied = tools.configure(
+        {"read.max_lines": 5, "nope": 1, "read.max_bytes": -3, "read.max_line_chars": True}
+    )
+    assert applied == {"applied": {"read.max_lines": 5}}
+    assert tools.manifest()["limits"]["read.max_lines"] == 5
+
+
+def _context(tmp_path: Path, **limits: int) -> CallContext:
+    return CallContext(cwd=str(tmp_path), limits=Limits(limits), queue=MutationQueue())
+
+
+def test_size_cap_counts_in_the_declared_unit(tmp_path: Path) -> None:
+    line = "\u00e9" * 9  # 9 characters, 18 bytes; with its LF: 10 chars, 19 bytes
+    (tmp_path / "f.txt").write_text((line + "\n") * 20, encoding="utf-8")
+    for units, shown in (({}, 5), ({"read.max_bytes": "chars"}, 10)):
+        tools = ReferenceTools({"read.max_bytes": 100}, units=units)
+        result = tools.call("read", {"path": "f.txt"}, str(tmp_path))
+        observation = result["details"]["observation"]
+        assert len(observation["lines"]) == shown, (units, observation)
+        assert observation["truncated_by"] == "bytes"
+
+
+def test_page_end_at_last_line_is_not_truncated(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("a\nb\nc\n")
+    result = call("read", str(tmp_path), path="f.txt", limit=3)
+    observation = result["details"]["observation"]
+    assert observation["truncated"] is False and observation["total_lines"] == 3
+    assert "next_offset" not in observation
+
+
+def test_offset_walk_honours_cancel(tmp_path: Path) -> None:
+    (tmp_path / "f.txt").write_text("x\n" * 1000)
+    ctx = _context(tmp_path)
+    ctx.cancel.set()
+    with pytest.raises(ToolError) as raised:
+        read.run({"path": "f.txt", "offset": 900}, ctx)
+    assert raised.value.code == "aborted"
+
+
+def test_link_chain_follows_every_hop(tmp_path: Path) -> None:
+    os.symlink("/dev/stdin", tmp_path / "in")
+    os.symlink(tmp_path / "in", tmp_path / "in2")
+    chain = fsport.link_chain(str(tmp_path / "in2"))
+    assert chain[:3] == [str(tmp_path / "in2"), str(tmp_path / "in"), "/dev/stdin"]
+    assert "/proc/self/fd/0" in chain
+
+
+@pytest.mark.parametrize(
+    "path", ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "/proc/1/task/1/fd/0", "/dev/tty"]
+)
+def test_standard_streams_are_refused_by_name(path: str) -> None:
+    with pytest.raises(ToolError) as raised:
+        fsport.refuse_device(path)
+    assert raised.value.code == "device"
+
+
+def test_stdin_redirected_from_dev_null_is_still_refused(tmp_path: Path) -> None:
+    os.symlink("/dev/stdin", tmp_path / "in")
+    saved = os.dup(0)
+    null = os.open(os.devnull, os.O_RDONLY)
+    try:
+        os.dup2(null, 0)
+        result = call("read", str(tmp_path), path="in")
+    finally:
+        os.dup2(saved, 0)
+        os.close(saved)
+        os.close(null)
+    assert result["isError"] and result["details"]["error"] == "device"
+
+
+def test_dev_null_is_an_empty_file(tmp_path: Path) -> None:
+    result = call("read", str(tmp_path), path="/dev/null")
+    assert not result["isError"]
+    assert result["details"]["observation"]["lines"] == []
+
+
+@pytest.mark.parametrize("spec", ["9" * 13, "1-" + "9" * 5000, "9" * 5000])
+def test_huge_page_numbers_are_refused_cleanly(spec: str) -> None:
+    with pytest.raises(ToolError) as raised:
+        read_pdf.parse_pages(spec, 3, 20)
+    assert raised.value.code == "invalid_argument" and len(raised.value.message) < 400
