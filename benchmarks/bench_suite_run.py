@@ -27,7 +27,7 @@ from types import SimpleNamespace
 
 from measure import agenttools_exe, samples, timed_command
 
-from pytest_agenttools.harness.workspace import RAM_DIR, ram_dir_usable
+from pytest_agenttools.harness.scratch import RAM_DIR, ram_dir_usable
 
 TARGET_S = 15.0
 

@@ -13,7 +13,7 @@ from hypothesis import settings
 from pytest_agenttools.connect.inprocess import InProcessAdapter
 from pytest_agenttools.connect.stdio import StdioAdapter
 from pytest_agenttools.harness.markers import seconds_of
-from pytest_agenttools.harness.workspace import RAM_DIR, ram_dir_usable
+from pytest_agenttools.harness.scratch import RAM_DIR, ram_dir_usable
 from tests.support import REFERENCE_STDIO
 
 # The kit's tests make and remove a great many files (suite runs, venvs, skeletons): they go to

@@ -14,13 +14,9 @@ import pytest
 # autoloading is off; the suite's helpers (assertions, client, strategies) need it in every case.
 pytest.register_assert_rewrite("pytest_agenttools")
 
-PLUGIN_MODULES = ("pytest_agenttools.run.session", "pytest_agenttools.harness.snapshots")
-#: adapter kinds register through the kit's own hook, as an outside plugin would
-ADAPTER_KINDS = (
-    "pytest_agenttools.connect.mcp.client",
-    "pytest_agenttools.connect.stdio",
-    "pytest_agenttools.connect.inprocess",
-)
+PLUGIN_MODULES = ("pytest_agenttools.run.session", "pytest_agenttools.run.snapshots")
+#: the kit's adapter kinds (one table) answer the kit's own hook, as an outside plugin would
+ADAPTER_KINDS = "pytest_agenttools.connect.kinds"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -43,11 +39,10 @@ def pytest_configure(config: pytest.Config) -> None:
 
     for name in PLUGIN_MODULES:
         config.pluginmanager.import_plugin(name)
-    for name in ADAPTER_KINDS:
-        if not config.pluginmanager.has_plugin(name):
-            config.pluginmanager.register(importlib.import_module(name), name)
+    if not config.pluginmanager.has_plugin(ADAPTER_KINDS):
+        config.pluginmanager.register(importlib.import_module(ADAPTER_KINDS), ADAPTER_KINDS)
     from pytest_agenttools.harness import markers
-    from pytest_agenttools.report.data import ReportPlugin
+    from pytest_agenttools.report.plugin import ReportPlugin
     from pytest_agenttools.run.options import read_settings
     from pytest_agenttools.run.selection import Selection
     from pytest_agenttools.run.session import SESSION_KEY, AgentToolsSession

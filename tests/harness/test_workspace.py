@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from pytest_agenttools.cli.selfcheck import default_jobs
-from pytest_agenttools.harness import workspace
+from pytest_agenttools.harness import scratch, workspace
 from pytest_agenttools.run.parallel import auto_workers, runs_the_suite, usable_cores
 from pytest_agenttools.spec.clauses import suite_dir
 
@@ -28,16 +28,16 @@ def no_choice(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_a_chosen_directory_wins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("TMPDIR", str(tmp_path / "tmpdir"))
     monkeypatch.setenv("AGENTTOOLS_TMPDIR", str(tmp_path / "kit"))
-    assert workspace.workspace_base() == str(tmp_path / "kit")
+    assert scratch.workspace_base() == str(tmp_path / "kit")
     monkeypatch.delenv("AGENTTOOLS_TMPDIR")
-    assert workspace.workspace_base() == str(tmp_path / "tmpdir")
+    assert scratch.workspace_base() == str(tmp_path / "tmpdir")
 
 
 def test_the_ram_directory_when_usable(
     no_choice: None, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    monkeypatch.setattr(workspace, "RAM_DIR", str(tmp_path))
-    assert workspace.workspace_base() == os.path.realpath(tmp_path)
+    monkeypatch.setattr(scratch, "RAM_DIR", str(tmp_path))
+    assert scratch.workspace_base() == os.path.realpath(tmp_path)
     made = workspace.make_workspace()
     try:
         assert made.root.parent == Path(os.path.realpath(tmp_path))
@@ -51,9 +51,9 @@ def test_the_system_temp_dir_when_the_ram_directory_is_not_usable(
 ) -> None:
     import tempfile
 
-    monkeypatch.setattr(workspace, "RAM_DIR", str(tmp_path / "missing"))
+    monkeypatch.setattr(scratch, "RAM_DIR", str(tmp_path / "missing"))
     if flaw != "missing":
-        monkeypatch.setattr(workspace, "RAM_DIR", str(tmp_path))
+        monkeypatch.setattr(scratch, "RAM_DIR", str(tmp_path))
         real = os.statvfs(tmp_path)
 
         def statvfs(path: Any) -> Any:
@@ -63,8 +63,8 @@ def test_the_system_temp_dir_when_the_ram_directory_is_not_usable(
                 f_frsize=real.f_frsize,
             )
 
-        monkeypatch.setattr(workspace.os, "statvfs", statvfs)
-    assert workspace.workspace_base() == os.path.realpath(tempfile.gettempdir())
+        monkeypatch.setattr(scratch.os, "statvfs", statvfs)
+    assert scratch.workspace_base() == os.path.realpath(tempfile.gettempdir())
 
 
 LONG_TESTS = """

@@ -316,9 +316,8 @@ def _plain(value: Any) -> Any:
 
 def _call(ns: argparse.Namespace) -> int:
     """One call through the same adapter ``run`` would use; print what came back as JSON."""
-    from pytest_agenttools.connect import inprocess, stdio
-    from pytest_agenttools.connect.base import AdapterError, ProtocolError, deadline_for
-    from pytest_agenttools.connect.mcp import client as mcp
+    from pytest_agenttools.connect.base import AdapterError, ProtocolError, Target, deadline_for
+    from pytest_agenttools.connect.kinds import build_adapter
     from pytest_agenttools.harness.contract import ContractViolation, ToolCall
     from pytest_agenttools.harness.observations import ALWAYS_OBSERVED
 
@@ -337,19 +336,15 @@ def _call(ns: argparse.Namespace) -> int:
             override = tomllib.loads(Path(ns.manifest).read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
             return _fail("call", f"--manifest {ns.manifest}: {exc}")
-    settings = {
-        "impl": ns.impl,
-        "cmd": ns.cmd,
-        "mcp": ns.mcp,
-        "mcp_mapping": ns.mcp_mapping,
-        "manifest": override,
-        "call_timeout": ns.timeout,
-    }
-    adapter: Any = (
-        mcp.from_settings(settings)
-        or stdio.from_settings(settings)
-        or inprocess.from_settings(settings)
+    target = Target(
+        impl=ns.impl,
+        cmd=ns.cmd,
+        mcp=ns.mcp,
+        mcp_mapping=ns.mcp_mapping,
+        manifest=override,
+        call_timeout=ns.timeout,
     )
+    adapter: Any = build_adapter(target.to_settings())
     call = ToolCall(ns.tool, arguments, cwd)
     out: dict[str, Any] = {"adapter": adapter.describe()}
     code = 0

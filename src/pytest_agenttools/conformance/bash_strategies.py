@@ -246,14 +246,7 @@ def _hook_settings(config: Any) -> dict[str, Any]:
     from pytest_agenttools.run.session import get_session
 
     session = get_session(config)
-    return {
-        "impl": session.settings.impl,
-        "cmd": session.settings.cmd,
-        "mcp": session.settings.mcp,
-        "mcp_mapping": session.settings.mcp_mapping,
-        "manifest": session.manifest_override,
-        "call_timeout": session.settings.call_timeout,
-    }
+    return session.settings.target(session.manifest_override).to_settings()
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ import pytest
 
 from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.harness.markers import clause, profile
-from pytest_agenttools.harness.snapshots import mask
+from pytest_agenttools.run.snapshots import mask
 
 REFERENCE = "agenttools-reference/1"
 STABLE_DETAILS = (

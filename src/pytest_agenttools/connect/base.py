@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
 from pytest_agenttools.harness.contract import (
@@ -151,3 +152,30 @@ def result_from_wire(raw: Any, call: ToolCall, describe: str) -> ToolResult:
         raise AdapterError(
             f"{describe}: {call.describe()} answered with an invalid result: {exc}"
         ) from exc
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a run (or one ``agenttools call``) reaches: the settings every kind reads.
+
+    The hook carries them as a plain dict (``to_settings``) so that a plugin written against
+    older versions of the kit keeps working; this class is the one place their keys are spelt.
+    """
+
+    impl: str | None = None
+    cmd: str | None = None
+    mcp: str | None = None
+    mcp_mapping: str | None = None
+    #: a parsed manifest file that replaces the implementation's own, or None
+    manifest: Mapping[str, Any] | None = None
+    call_timeout: float = 60.0
+
+    def to_settings(self) -> dict[str, Any]:
+        return {
+            "impl": self.impl,
+            "cmd": self.cmd,
+            "mcp": self.mcp,
+            "mcp_mapping": self.mcp_mapping,
+            "manifest": self.manifest,
+            "call_timeout": self.call_timeout,
+        }

@@ -20,8 +20,6 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-import pluggy
-
 from pytest_agenttools.connect.base import (
     AdapterError,
     ProtocolError,
@@ -41,7 +39,6 @@ from pytest_agenttools.harness.contract import (
 )
 
 REFERENCE_FACTORY = "pytest_agenttools.implementations.reference:create"
-hookimpl = pluggy.HookimplMarker("pytest")
 
 
 def load_factory(spec: str) -> Any:
@@ -246,9 +243,3 @@ def from_settings(settings: Mapping[str, Any]) -> InProcessAdapter:
         settings.get("manifest"),
         settings.get("call_timeout", 60.0),
     )
-
-
-@hookimpl(trylast=True)
-def pytest_agenttools_make_adapter(config: Any, settings: dict[str, Any]) -> InProcessAdapter:
-    """The fallback kind: ``--agenttools-impl``, or the bundled reference when nothing is set."""
-    return from_settings(settings)

@@ -47,8 +47,6 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from typing import Any
 
-import pluggy
-
 from pytest_agenttools.connect.base import (
     AdapterError,
     ProtocolError,
@@ -73,7 +71,6 @@ MAX_LINE_BYTES = 64 * 1024 * 1024
 SHOWN_BYTES = 200
 #: set in every child's environment (inherited by its descendants) to find its orphans
 MARKER_VARIABLE = "PYTEST_AGENTTOOLS_CHILD"
-hookimpl = pluggy.HookimplMarker("pytest")
 
 
 def encode_line(message: Mapping[str, Any]) -> bytes:
@@ -727,9 +724,3 @@ def from_settings(settings: Mapping[str, Any]) -> StdioAdapter | None:
     return StdioAdapter(
         settings["cmd"], settings.get("manifest"), settings.get("call_timeout", 60.0)
     )
-
-
-@hookimpl
-def pytest_agenttools_make_adapter(config: Any, settings: dict[str, Any]) -> StdioAdapter | None:
-    """``--agenttools-cmd``: a stdio JSON-RPC server."""
-    return from_settings(settings)

@@ -15,10 +15,11 @@ import re
 import reprlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from pytest_agenttools.harness.observations import Observation
+from pytest_agenttools.harness.observations import Observation, parse_observation
+from pytest_agenttools.harness.violation import ContractViolation
+from pytest_agenttools.spec.clauses import load
 
 PROTOCOL = "agenttools/2"
 SPEC_VERSION = "0.2"
@@ -37,10 +38,6 @@ DIALECT_KEYS = frozenset({"arguments", "offset_base", "glob"})
 DEFAULT_OFFSET_BASE: Mapping[str, int] = {"read": 1, "grep": 0, "glob": 0}
 #: a limit name that starts with this is the implementation's own and is not validated
 PRIVATE_PREFIX = "x-"
-
-
-class ContractViolation(Exception):
-    """An implementation answered with something the contract does not allow."""
 
 
 def wire_value(value: Any, *, what: str = "value") -> Any:
@@ -193,8 +190,6 @@ class ToolResult:
     @property
     def observation(self) -> Observation:
         """``details.observation``, parsed for the call's tool; ContractViolation if absent."""
-        from pytest_agenttools.harness.observations import parse_observation
-
         tool = self.call.tool if self.call else "?"
         where = self.call.describe() if self.call else "this result"
         raw = self.details.get("observation")
@@ -323,8 +318,6 @@ class Manifest:
         return str(profile) if profile else None
 
     def to_wire(self) -> dict[str, Any]:
-        from pytest_agenttools.spec.clauses import load
-
         registry = load().limits
         return {
             "name": self.name,
@@ -350,8 +343,6 @@ class Manifest:
         name the key and suggest the nearest known name: a typo must not silently skip or
         mis-size a clause.
         """
-        from pytest_agenttools.spec.clauses import load
-
         spec = load()
         if not isinstance(value, Mapping):
             raise ContractViolation(f"{source}: the manifest must be an object")
@@ -464,8 +455,6 @@ def _suggest(name: str, known: Any) -> str:
 
 
 def _limits(source: str, raw: Mapping[str, Any]) -> dict[str, Limit]:
-    from pytest_agenttools.spec.clauses import load
-
     registry = load().limits
     out: dict[str, Limit] = {}
     for name, declared in raw.items():

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from pytest_agenttools.harness.contract import ContractViolation
+from pytest_agenttools.harness.violation import ContractViolation
 
 T = TypeVar("T")
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
+
+from pytest_agenttools.connect.base import Target
 
 # (flag suffix, ini name, help, kind); kind is "string", "bool" or "float"
 OPTIONS: tuple[tuple[str, str, str, str], ...] = (
@@ -135,6 +138,17 @@ class Settings:
     features: str | None = None
     clauses: str | None = None
     first_failure: bool = False
+
+    def target(self, manifest: Mapping[str, Any] | None) -> Target:
+        """What this run reaches, for the adapter kinds (``manifest``: the parsed file)."""
+        return Target(
+            impl=self.impl,
+            cmd=self.cmd,
+            mcp=self.mcp,
+            mcp_mapping=self.mcp_mapping,
+            manifest=manifest,
+            call_timeout=self.call_timeout,
+        )
 
 
 def _value(config: pytest.Config, ini: str) -> Any:

@@ -66,14 +66,7 @@ class AgentToolsSession:
         from pytest_agenttools.connect.base import AdapterError
         from pytest_agenttools.harness.contract import ContractViolation
 
-        hook_settings = {
-            "impl": self.settings.impl,
-            "cmd": self.settings.cmd,
-            "mcp": self.settings.mcp,
-            "mcp_mapping": self.settings.mcp_mapping,
-            "manifest": self.manifest_override,
-            "call_timeout": self.settings.call_timeout,
-        }
+        hook_settings = self.settings.target(self.manifest_override).to_settings()
         try:
             adapter = self.config.hook.pytest_agenttools_make_adapter(
                 config=self.config, settings=hook_settings

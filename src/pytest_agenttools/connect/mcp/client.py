@@ -38,8 +38,6 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures import wait as wait_futures
 from typing import Any, TextIO, cast
 
-import pluggy
-
 from pytest_agenttools.connect.base import (
     AdapterError,
     ProtocolError,
@@ -70,6 +68,7 @@ from pytest_agenttools.harness.contract import (
     wire_value,
 )
 from pytest_agenttools.harness.observations import ALWAYS_OBSERVED
+from pytest_agenttools.harness.scratch import workspace_base
 
 __all__ = [
     "McpAdapter",
@@ -96,14 +95,11 @@ MAX_WORKSPACE_SERVERS = 4
 #: ``AGENTTOOLS_*`` namespace, which an implementation removes from its commands (BASH-ENV-01),
 #: so that a command's processes keep the mark too
 MARK = "PYTEST_AGENTTOOLS_MCP_SERVER"
-hookimpl = pluggy.HookimplMarker("pytest")
 CONNECTION_CLOSED = -32000  # the SDK's code for "the connection to the server closed"
 
 
 def temp_root() -> str:
-    """Where the kit makes its workspaces (``workspace.workspace_base``), resolved."""
-    from pytest_agenttools.harness.workspace import workspace_base
-
+    """Where the kit makes its workspaces (``scratch.workspace_base``), resolved."""
     return workspace_base()
 
 
@@ -901,9 +897,3 @@ def from_settings(settings: Mapping[str, Any]) -> McpAdapter | None:
         settings.get("manifest"),
         settings.get("call_timeout", 60.0),
     )
-
-
-@hookimpl
-def pytest_agenttools_make_adapter(config: Any, settings: dict[str, Any]) -> McpAdapter | None:
-    """``--agenttools-mcp`` with ``--agenttools-mcp-mapping``: an MCP tool server."""
-    return from_settings(settings)

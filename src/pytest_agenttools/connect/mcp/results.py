@@ -29,28 +29,15 @@ import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from pytest_agenttools.connect.mcp.mapping import IsErrorRule, ResultSpec, ToolMapping, parse_target
+from pytest_agenttools.connect.mcp.mapping import (
+    IsErrorRule,
+    ResultSpec,
+    ToolMapping,
+    parse_target,
+)
 from pytest_agenttools.harness.contract import ContractViolation, ToolCall, ToolResult
 from pytest_agenttools.harness.observations import ALWAYS_OBSERVED
 
-#: observation keys per tool (docs/adapter-protocol.md); json_fields maps onto these only
-OBSERVATION_KEYS: Mapping[str, frozenset[str]] = {
-    "read": frozenset(
-        {"kind", "start_line", "lines", "cut_lines", "total_lines", "truncated"}
-        | {"truncated_by", "next_offset", "encoding", "bom", "mime_type", "pages", "total_pages"}
-    ),
-    "write": frozenset({"path", "bytes_written", "created", "first_changed_line"}),
-    "edit": frozenset({"path", "replacements", "first_changed_line"}),
-    "grep": frozenset({"mode", "files", "lines", "counts", "truncated", "next_offset", "total"}),
-    "glob": frozenset({"paths", "truncated", "next_offset", "total"}),
-    "bash": frozenset(
-        {"exit_code", "signal", "timed_out", "aborted", "output", "truncated", "output_head"}
-        | {"output_tail", "full_output_path", "full_output_truncated", "timeout_s"}
-        | {"background", "running", "task_id", "env_removed", "trash_dir"}
-    ),
-}
-OBSERVATION_KEYS = {**OBSERVATION_KEYS, "task_output": OBSERVATION_KEYS["bash"]}
-FIELD_RULE_KEYS = frozenset({"field", "in", "not_in", "default", "argument", "value", "join"})
 _HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@", re.MULTILINE)
 _GREP_LINE = re.compile(r"^(?P<path>.+?)(?P<sep>[:-])(?P<line>\d+)(?P=sep)(?P<text>.*)$")
 
@@ -356,38 +343,6 @@ def path_lines(a: Answer) -> dict[str, Any]:
                 counts.append({"path": absolute(path), "count": int(count)})
         return {"mode": "count", "counts": counts, **paging}
     return {"mode": "files_with_matches", "files": [absolute(r) for r in rows], **paging}
-
-
-def check_fields(fields: Mapping[str, Any], tool: str, where: str) -> None:
-    """Validate a ``json_fields`` map: known observation keys, well-formed rules."""
-    known = OBSERVATION_KEYS.get(tool, frozenset())
-    for key, rule in fields.items():
-        if key not in known:
-            import difflib
-
-            close = difflib.get_close_matches(key, list(known), n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
-            raise ValueError(f"{where}: {key!r} is not a {tool} observation key{hint}")
-        if isinstance(rule, str):
-            parse_target(rule)
-        elif isinstance(rule, list):
-            if not all(isinstance(r, str) for r in rule):
-                raise ValueError(f"{where}.{key}: a list joins JSON fields: give their paths")
-            for r in rule:
-                parse_target(r)
-        elif isinstance(rule, Mapping):
-            extra = set(rule) - FIELD_RULE_KEYS
-            if extra:
-                raise ValueError(f"{where}.{key}: unknown keys {sorted(extra)}")
-            sources = [k for k in ("field", "argument", "value") if k in rule]
-            if len(sources) != 1:
-                raise ValueError(f"{where}.{key}: give exactly one of field, argument, value")
-            if ("in" in rule or "not_in" in rule) and "field" not in rule:
-                raise ValueError(f"{where}.{key}: 'in'/'not_in' test a field")
-            if "field" in rule:
-                parse_target(str(rule["field"]))
-        else:
-            raise ValueError(f"{where}.{key}: give a JSON path, a list of paths or a table")
 
 
 def _field(rule: Any, data: Any, sent: Mapping[str, Any]) -> Any:
