@@ -7,7 +7,6 @@ run executes only the tests of the clauses that must catch it.
 
 from __future__ import annotations
 
-import importlib
 import json
 import shlex
 import subprocess
@@ -23,6 +22,7 @@ from pytest_agenttools.cli.selfcheck import (
     render,
     run_selfcheck,
 )
+from pytest_agenttools.implementations.broken import _table as broken_table
 
 BROKEN = broken_implementations()
 TOOLS = sorted({name.split("_")[0] for name in BROKEN})
@@ -107,29 +107,21 @@ def test_each_tool_has_a_naive_implementation_that_declares_nothing() -> None:
 def test_declaring_less_never_scores_better(name: str) -> None:
     """A naive implementation declares no limits and no features; what it lacks must show as
     failed core MUST clauses, not as skipped ones."""
-    import importlib
-
     from pytest_agenttools.spec.clauses import CORE, load
 
-    module = importlib.import_module(f"pytest_agenttools.implementations.broken.{name}")
-    manifest = module.create().manifest()
+    entry, _ = broken_table.load(name)
+    manifest = entry.create().manifest()
     assert not manifest.get("limits") and not manifest.get("features"), (
         f"{name} must declare no limits and no features"
     )
     spec = load().by_id()
-    must_core = [c for c in module.CAUGHT_BY if spec[c].level == "MUST"]
+    must_core = [c for c in entry.caught_by if spec[c].level == "MUST"]
     assert must_core and all(spec[c].conformance_level == CORE for c in must_core), (
-        f"{name} must be caught by core MUST clauses; CAUGHT_BY: {sorted(module.CAUGHT_BY)}"
+        f"{name} must be caught by core MUST clauses; caught_by: {sorted(entry.caught_by)}"
     )
 
 
-SERVED = [
-    name
-    for name in BROKEN
-    if getattr(
-        importlib.import_module(f"pytest_agenttools.implementations.broken.{name}"), "SERVED", False
-    )
-]
+SERVED = [name for name, entry in broken_table.table(BROKEN).items() if entry.served]
 
 
 def test_broken_servers_are_run_over_stdio_and_serve(tmp_path: Path) -> None:
@@ -169,12 +161,7 @@ def test_one_batch_starts_the_biggest_runs_first_and_answers_in_order() -> None:
     assert [kill.name for kill in kills] == [small, big] and rows == []
     for kill in kills:
         assert kill.ok, f"{kill.name}: {kill.problem or sorted(kill.missed)}"
-        assert (
-            kill.caught
-            == importlib.import_module(
-                f"pytest_agenttools.implementations.broken.{kill.name}"
-            ).CAUGHT_BY
-        )
+        assert kill.caught == broken_table.load(kill.name)[0].caught_by
 
 
 def test_first_failure_skips_the_rest_of_a_failed_clause_only(tmp_path: Path) -> None:
@@ -236,3 +223,36 @@ def test_the_longest_runs_are_named_with_their_seconds() -> None:
     )
     assert kills[1].to_json()["seconds"] == {"wall": 31.04, "cpu": 2.96}
     assert rows[0].to_json()["seconds"] == {"wall": 20.0, "cpu": None}
+
+
+def test_every_broken_module_ends_in_one_checked_value() -> None:
+    """The table is read whole: every module holds a ``Broken`` and none of the retired
+    per-module constants (a misspelt one would otherwise be ignored)."""
+    entries = broken_table.table()
+    assert sorted(entries) == BROKEN and len(entries) >= 100
+    assert all(entry.name == name for name, entry in entries.items())
+
+
+def test_a_module_with_a_loose_constant_or_no_entry_is_an_error() -> None:
+    import types
+
+    loose = types.ModuleType("pytest_agenttools.implementations.broken.loose")
+    loose.CAUGHT_BY = {"READ-NF-01"}  # type: ignore[attr-defined]
+    with pytest.raises(TypeError, match=r"still sets \['CAUGHT_BY'\]"):
+        broken_table.entry_of(loose)
+    empty = types.ModuleType("pytest_agenttools.implementations.broken.empty")
+    with pytest.raises(TypeError, match="must end in BROKEN = Broken"):
+        broken_table.entry_of(empty)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"caught_by": set()}, "names the clauses"),
+        ({"caught_by": {"read-nf-01"}}, "not clause ids"),
+        ({"caught_by": {"READ-NF-01"}, "suite_modules": ["read"]}, "suite modules"),
+    ],
+)
+def test_an_entry_is_checked_when_it_is_made(fields: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        broken_table.Broken(create=lambda: None, **fields)

@@ -1,29 +1,25 @@
 """The kit checks itself, on both sides: every broken implementation caught, every alternative
 correct implementation passing everything.
 
-Each module in ``pytest_agenttools.implementations.broken`` is the reference with one defect, plus
-``CAUGHT_BY``
-(the clauses that must fail) and optionally ``SUITE_MODULES`` (the suite modules worth running)
-and ``PYTEST_ARGS`` (extra arguments, such as a short call deadline for a defect that hangs)
-and ``WAITS_S`` (the seconds its run waits out a clause's fixed window, to start it early).
-A broken implementation that no clause catches means the suite has a hole. Only the tests of
-its ``CAUGHT_BY`` clauses run (``--agenttools-clauses``): the rest of the suite judges what the
-defect does not change; and each clause only until its first failure
-(``--agenttools-first-failure``), which is its verdict. ``all_clauses`` runs every test of its
-modules, to see what else catches it. The runs share one warm child process
-(``runner.run_batch``).
+Each module in ``pytest_agenttools.implementations.broken`` is the reference with one defect,
+ending in one ``BROKEN = Broken(...)`` (``broken/_table.py``): the clauses that must fail it
+(``caught_by``), and optionally the suite modules worth running, extra pytest arguments (a short
+call deadline for a defect that hangs), whether it is a broken server, and the seconds its run
+waits out a clause's fixed window (to start it early). A broken implementation that no clause
+catches means the suite has a hole. Only the tests of its ``caught_by`` clauses run
+(``--agenttools-clauses``): the rest of the suite judges what the defect does not change; and
+each clause only until its first failure (``--agenttools-first-failure``), which is its verdict.
+``all_clauses`` runs every test of its modules, to see what else catches it. The runs share one
+warm child process (``runner.run_batch``).
 
 Each alternative in ``pytest_agenttools.implementations.alternatives`` is the reference presented
-as another real
-tool presents it (tab line numbers, absolute paths, notices first, 0-based offsets, its own
-argument names ...). An alternative that fails any clause means the suite judges the reference's
-layout instead of behaviour.
+as another real tool presents it (tab line numbers, absolute paths, notices first, 0-based
+offsets, its own argument names ...). An alternative that fails any clause means the suite
+judges the reference's layout instead of behaviour.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
 import shlex
 import sys
 from collections.abc import Callable, Sequence
@@ -37,6 +33,7 @@ from pytest_agenttools.cli.runner import (
     run_batch,
     run_in_subprocess,
 )
+from pytest_agenttools.implementations.broken import _table as broken_table
 from pytest_agenttools.run.parallel import usable_cores
 
 BROKEN_PACKAGE = "pytest_agenttools.implementations.broken"
@@ -128,16 +125,14 @@ def default_jobs() -> int:
 
 
 def broken_implementations() -> list[str]:
-    package = importlib.import_module(BROKEN_PACKAGE)
-    return sorted(m.name for m in pkgutil.iter_modules(package.__path__) if m.name[0] != "_")
+    return broken_table.names()
 
 
 def caught_index() -> dict[str, list[str]]:
-    """Map clause id to the broken implementations that its tests must catch (``CAUGHT_BY``)."""
+    """Map clause id to the broken implementations that its tests must catch (``caught_by``)."""
     index: dict[str, list[str]] = {}
-    for name in broken_implementations():
-        module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
-        for ident in module.CAUGHT_BY:
+    for name, entry in broken_table.table().items():
+        for ident in entry.caught_by:
             index.setdefault(ident, []).append(name)
     return index
 
@@ -149,24 +144,24 @@ def alternative_implementations() -> list[str]:
 
 
 def broken_run(name: str, *, all_clauses: bool = False, extra_args: Sequence[str] = ()) -> SuiteRun:
-    """The run that must catch broken implementation ``name``: the tests of its ``CAUGHT_BY``
-    clauses in its ``SUITE_MODULES`` (every clause of those modules with ``all_clauses``, to
+    """The run that must catch broken implementation ``name``: the tests of its ``caught_by``
+    clauses in its ``suite_modules`` (every clause of those modules with ``all_clauses``, to
     see what else catches it)."""
-    module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
+    entry, _ = broken_table.load(name)
     # a broken server (broken/_served.py) is reached over stdio only
-    served = getattr(module, "SERVED", False)
+    served = entry.served
     return SuiteRun(
         impl=None if served else f"{BROKEN_PACKAGE}.{name}:create",
         cmd=f"{shlex.quote(sys.executable)} -m {BROKEN_PACKAGE}.{name}" if served else None,
-        modules=tuple(getattr(module, "SUITE_MODULES", ())),
-        clauses=None if all_clauses else ",".join(sorted(module.CAUGHT_BY)),
+        modules=tuple(entry.suite_modules),
+        clauses=None if all_clauses else ",".join(sorted(entry.caught_by)),
         # the kill matrix reads the JSON report: no conformance section in the output
         pytest_summary=False,
         # a broken implementation only needs the verdict: each clause until its first failure
         extra=(
             *VERDICT_ONLY,
             "--agenttools-first-failure",
-            *getattr(module, "PYTEST_ARGS", ()),
+            *entry.pytest_args,
             *extra_args,
         ),
     )
@@ -174,9 +169,9 @@ def broken_run(name: str, *, all_clauses: bool = False, extra_args: Sequence[str
 
 def kill_row(name: str, child: ChildRun) -> Kill:
     """What the run of broken implementation ``name`` caught."""
-    module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
+    entry, module = broken_table.load(name)
     doc = (module.__doc__ or "").strip()
-    kill = Kill(name, doc.splitlines()[0] if doc else "", frozenset(module.CAUGHT_BY))
+    kill = Kill(name, doc.splitlines()[0] if doc else "", frozenset(entry.caught_by))
     kill.exit_code, kill.problem = child.exit_code, child.problem
     kill.wall_s, kill.cpu_s = child.wall_s, child.cpu_s
     kill.counts = dict(child.report.get("summary", {}))
@@ -302,10 +297,9 @@ def run_size(run: SuiteRun, waits: int = 0) -> tuple[int, int, int, int]:
 
 
 def broken_waits(name: str) -> int:
-    """The seconds broken implementation ``name`` declares its run waits (``WAITS_S``: a clause's
+    """The seconds broken implementation ``name`` declares its run waits (``waits_s``: a clause's
     own fixed window, such as 30 s for an answer that never comes), for starting it early."""
-    module = importlib.import_module(f"{BROKEN_PACKAGE}.{name}")
-    return int(getattr(module, "WAITS_S", 0))
+    return broken_table.load(name)[0].waits_s
 
 
 def render(kills: Sequence[Kill]) -> list[str]:

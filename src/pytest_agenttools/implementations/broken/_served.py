@@ -1,11 +1,11 @@
 """Shared by the broken servers: implementations whose defect is in the stdio protocol layer
 (how lines are read, which messages are answered, when the process ends), not in a tool.
 
-Such a module sets ``SERVED = True`` and ends with ``if __name__ == "__main__": serve_broken(...)``:
-``agenttools selfcheck`` runs the suite against ``python -m
-pytest_agenttools.implementations.broken.NAME``
-over stdio, since an in-process run never reaches the protocol layer. Its ``create()`` is the
-plain reference, for the in-process checks every broken implementation gets.
+Such a module's ``Broken`` sets ``served=True``, and the module ends with ``if __name__ ==
+"__main__": serve_broken(...)``: ``agenttools selfcheck`` runs the suite against ``python -m
+pytest_agenttools.implementations.broken.NAME`` over stdio, since an in-process run never
+reaches the protocol layer. Its ``create()`` is the plain reference, for the in-process checks
+every broken implementation gets.
 """
 
 from __future__ import annotations

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import bash
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_tasks"]
-CAUGHT_BY = {"BASH-BG-05"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -24,3 +22,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"bash": run})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-BG-05"},
+    suite_modules=["test_bash_tasks"],
+    create=create,
+)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import env_sanitize
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_env"]
-CAUGHT_BY = {"BASH-BG-04"}
 
 
 class ForegroundOnly(BashOps):
@@ -24,3 +22,10 @@ class ForegroundOnly(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": ForegroundOnly()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-BG-04"},
+    suite_modules=["test_bash_env"],
+    create=create,
+)

@@ -6,12 +6,10 @@ from __future__ import annotations
 import subprocess
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import bash
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-ARG-02"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -24,3 +22,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"bash": run})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-ARG-02"},
+    suite_modules=["test_bash"],
+    create=create,
+)

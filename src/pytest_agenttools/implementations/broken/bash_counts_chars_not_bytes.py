@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_output"]
-CAUGHT_BY = {"BASH-OUT-06"}
 
 
 class CountsChars(ReferenceTools):
@@ -23,3 +21,10 @@ class CountsChars(ReferenceTools):
 
 def create() -> ReferenceTools:
     return CountsChars()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-OUT-06"},
+    suite_modules=["test_bash_output"],
+    create=create,
+)

@@ -5,9 +5,7 @@ import os
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Misworded, observation
-
-SUITE_MODULES = ["test_bash_output", "test_bash_output_file"]
-CAUGHT_BY = {"BASH-PRES-03"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class NoPath(Misworded):
@@ -23,3 +21,10 @@ class NoPath(Misworded):
 
 def create() -> NoPath:
     return NoPath()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-PRES-03"},
+    suite_modules=["test_bash_output", "test_bash_output_file"],
+    create=create,
+)

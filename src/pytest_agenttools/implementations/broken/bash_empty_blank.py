@@ -3,9 +3,7 @@
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Misworded, observation
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-PRES-04"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class Blank(Misworded):
@@ -18,3 +16,10 @@ class Blank(Misworded):
 
 def create() -> Blank:
     return Blank()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-PRES-04"},
+    suite_modules=["test_bash"],
+    create=create,
+)

@@ -4,9 +4,7 @@ of what a command lost does not say what was removed."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Reshaped
-
-SUITE_MODULES = ["test_bash_env"]
-CAUGHT_BY = {"BASH-ENV-06"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class Twice(Reshaped):
@@ -17,3 +15,10 @@ class Twice(Reshaped):
 
 def create() -> Twice:
     return Twice()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-ENV-06"},
+    suite_modules=["test_bash_env"],
+    create=create,
+)

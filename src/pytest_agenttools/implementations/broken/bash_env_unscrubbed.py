@@ -4,12 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import env_sanitize
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_env"]
-CAUGHT_BY = {"BASH-ENV-03"}
 
 
 class Leaky(BashOps):
@@ -29,3 +27,10 @@ class Leaky(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": Leaky()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-ENV-03"},
+    suite_modules=["test_bash_env"],
+    create=create,
+)

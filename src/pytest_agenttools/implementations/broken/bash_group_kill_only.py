@@ -14,12 +14,10 @@ import threading
 import time
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.processes import CommandProcess, Exit
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_kill", "test_bash_lifecycle"]
-CAUGHT_BY = {"BASH-KILL-04", "BASH-SHUT-04"}
 
 
 class GroupOnlyProcess:
@@ -109,3 +107,10 @@ class GroupOnlyOps(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": GroupOnlyOps()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-KILL-04", "BASH-SHUT-04"},
+    suite_modules=["test_bash_kill", "test_bash_lifecycle"],
+    create=create,
+)

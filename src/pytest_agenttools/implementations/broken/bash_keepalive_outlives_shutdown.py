@@ -8,12 +8,10 @@ import os
 import signal
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.processes import CommandProcess, Supervised
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_lifecycle"]
-CAUGHT_BY = {"BASH-SHUT-03"}
 
 
 class Forgets(Supervised):
@@ -38,3 +36,10 @@ class ForgetsOps(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": ForgetsOps()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-SHUT-03"},
+    suite_modules=["test_bash_lifecycle"],
+    create=create,
+)

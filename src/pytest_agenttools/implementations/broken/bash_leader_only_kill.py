@@ -12,13 +12,11 @@ import threading
 import time
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.broken.bash_group_kill_only import GroupOnlyProcess
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.processes import CommandProcess
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_kill"]
-CAUGHT_BY = {"BASH-KILL-01", "BASH-ABORT-02"}
 
 
 class LeaderOnlyProcess(GroupOnlyProcess):
@@ -51,3 +49,10 @@ class LeaderOnlyOps(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": LeaderOnlyOps()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-KILL-01", "BASH-ABORT-02"},
+    suite_modules=["test_bash_kill"],
+    create=create,
+)

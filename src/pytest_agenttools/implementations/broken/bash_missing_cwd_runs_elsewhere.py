@@ -9,10 +9,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-CWD-02"}
 
 
 class Elsewhere(ReferenceTools):
@@ -31,3 +29,10 @@ class Elsewhere(ReferenceTools):
 
 def create() -> Elsewhere:
     return Elsewhere()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-CWD-02"},
+    suite_modules=["test_bash"],
+    create=create,
+)

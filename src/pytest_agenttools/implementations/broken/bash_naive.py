@@ -17,29 +17,10 @@ import time
 from typing import Any
 
 from pytest_agenttools.implementations.broken._naive import Naive
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.results import ToolError
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = [
-    "test_bash",
-    "test_bash_output",
-    "test_bash_output_file",
-    "test_bash_kill",
-    "test_bash_lifecycle",
-]
-CAUGHT_BY = {
-    "BASH-TIMEOUT-03",
-    "BASH-TIMEOUT-04",
-    "BASH-OUT-03",
-    "BASH-OUT-06",
-    "BASH-OUT-07",
-    "BASH-OUT-08",
-    "BASH-KILL-01",
-    "BASH-ABORT-02",
-    "BASH-SHUT-03",
-    "BASH-SHUT-05",
-}
 
 
 def _observation(**fields: Any) -> dict[str, Any]:
@@ -128,3 +109,27 @@ class NaiveBash(Naive):
 
 def create() -> ReferenceTools:
     return NaiveBash()
+
+
+BROKEN = Broken(
+    caught_by={
+        "BASH-TIMEOUT-03",
+        "BASH-TIMEOUT-04",
+        "BASH-OUT-03",
+        "BASH-OUT-06",
+        "BASH-OUT-07",
+        "BASH-OUT-08",
+        "BASH-KILL-01",
+        "BASH-ABORT-02",
+        "BASH-SHUT-03",
+        "BASH-SHUT-05",
+    },
+    suite_modules=[
+        "test_bash",
+        "test_bash_output",
+        "test_bash_output_file",
+        "test_bash_kill",
+        "test_bash_lifecycle",
+    ],
+    create=create,
+)

@@ -7,12 +7,10 @@ import os
 import signal
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.processes import CommandProcess, Supervised
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_kill"]
-CAUGHT_BY = {"BASH-KILL-02", "BASH-ABORT-02"}
 
 
 class NoGrace(Supervised):
@@ -32,3 +30,10 @@ class NoGraceOps(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": NoGraceOps()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-KILL-02", "BASH-ABORT-02"},
+    suite_modules=["test_bash_kill"],
+    create=create,
+)

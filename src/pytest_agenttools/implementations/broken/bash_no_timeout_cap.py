@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-TIMEOUT-03", "BASH-TIMEOUT-04"}
 
 
 class Uncapped(ReferenceTools):
@@ -23,3 +21,10 @@ class Uncapped(ReferenceTools):
 
 def create() -> ReferenceTools:
     return Uncapped()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-TIMEOUT-03", "BASH-TIMEOUT-04"},
+    suite_modules=["test_bash"],
+    create=create,
+)

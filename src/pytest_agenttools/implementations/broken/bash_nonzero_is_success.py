@@ -4,9 +4,7 @@ text and the observation, but the result is not an error)."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Reshaped
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-EXIT-05"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class NonzeroOk(Reshaped):
@@ -18,3 +16,10 @@ class NonzeroOk(Reshaped):
 
 def create() -> NonzeroOk:
     return NonzeroOk()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-EXIT-05"},
+    suite_modules=["test_bash"],
+    create=create,
+)

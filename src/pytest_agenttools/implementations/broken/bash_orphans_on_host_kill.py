@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.processes import CommandProcess, Supervised
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_lifecycle"]
-CAUGHT_BY = {"BASH-SHUT-05"}
 
 
 class Untied(BashOps):
@@ -22,3 +20,10 @@ class Untied(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": Untied()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-SHUT-05"},
+    suite_modules=["test_bash_lifecycle"],
+    create=create,
+)

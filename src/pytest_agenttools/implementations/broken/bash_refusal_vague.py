@@ -4,9 +4,7 @@ call.": nothing says which argument or directory to fix."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Misworded, observation
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-PRES-01"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class Vague(Misworded):
@@ -20,3 +18,10 @@ class Vague(Misworded):
 
 def create() -> Vague:
     return Vague()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-PRES-01"},
+    suite_modules=["test_bash"],
+    create=create,
+)

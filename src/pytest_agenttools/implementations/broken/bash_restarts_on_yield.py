@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.tasks import Task
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_tasks"]
-CAUGHT_BY = {"BASH-YIELD-01"}
 
 
 class Restarts(BashOps):
@@ -35,3 +33,10 @@ class Restarts(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": Restarts()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-YIELD-01"},
+    suite_modules=["test_bash_tasks"],
+    create=create,
+)

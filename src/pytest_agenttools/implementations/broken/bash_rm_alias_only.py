@@ -8,13 +8,11 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import rm_shim
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.processes import CommandProcess
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_rm"]
-CAUGHT_BY = {"BASH-RM-01", "BASH-RM-02"}
 
 
 class FunctionOnly(BashOps):
@@ -36,3 +34,10 @@ class FunctionOnly(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": FunctionOnly()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-RM-01", "BASH-RM-02"},
+    suite_modules=["test_bash_rm"],
+    create=create,
+)

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import rm_shim
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_rm"]
-CAUGHT_BY = {"BASH-RM-02"}
 
 
 class MadeOnce(BashOps):
@@ -23,3 +21,10 @@ class MadeOnce(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": MadeOnce()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-RM-02"},
+    suite_modules=["test_bash_rm"],
+    create=create,
+)

@@ -4,9 +4,7 @@ the command failed, so nothing tells a kill from a crash."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Reshaped
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-EXIT-06"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class NoSignal(Reshaped):
@@ -17,3 +15,10 @@ class NoSignal(Reshaped):
 
 def create() -> NoSignal:
     return NoSignal()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-EXIT-06"},
+    suite_modules=["test_bash"],
+    create=create,
+)

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.processes import CommandProcess
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-PROC-04"}
 
 #: the command (in a subshell, so that its own `exit` still reaches the end) with its standard
 #: error held in a file until it ends, then appended
@@ -33,3 +31,10 @@ class Split(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": Split()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-PROC-04"},
+    suite_modules=["test_bash"],
+    create=create,
+)

@@ -6,12 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.processes import CommandProcess
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-PROC-03"}
 
 #: the command with its stdin from a pipe whose writer stays silent (for 30 s, so nothing of
 #: it outlives the check for long)
@@ -28,3 +26,10 @@ class StdinLeftOpen(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": StdinLeftOpen()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-PROC-03"},
+    suite_modules=["test_bash"],
+    create=create,
+)

@@ -4,9 +4,7 @@ what the model sees is not what the command printed."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Reshaped
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-EXIT-04"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class Stripped(Reshaped):
@@ -17,3 +15,10 @@ class Stripped(Reshaped):
 
 def create() -> Stripped:
     return Stripped()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-EXIT-04"},
+    suite_modules=["test_bash"],
+    create=create,
+)

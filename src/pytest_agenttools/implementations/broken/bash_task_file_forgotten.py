@@ -5,12 +5,10 @@ from __future__ import annotations
 
 import os
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.output_capture import OutputCapture, View
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_tasks"]
-CAUGHT_BY = {"BASH-BG-06"}
 
 
 class RereadsFile(OutputCapture):
@@ -28,3 +26,10 @@ class RereadsOps(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": RereadsOps()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-BG-06"},
+    suite_modules=["test_bash_tasks"],
+    create=create,
+)

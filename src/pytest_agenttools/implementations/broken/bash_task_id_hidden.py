@@ -4,9 +4,7 @@ task id is in the observation, so the model cannot ask for the task's output."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Misworded, observation
-
-SUITE_MODULES = ["test_bash_tasks"]
-CAUGHT_BY = {"BASH-PRES-05"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class NoTaskId(Misworded):
@@ -19,3 +17,10 @@ class NoTaskId(Misworded):
 
 def create() -> NoTaskId:
     return NoTaskId()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-PRES-05"},
+    suite_modules=["test_bash_tasks"],
+    create=create,
+)

@@ -4,9 +4,7 @@ code, no signal, no timeout. The observation has them; the model does not."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Misworded, observation
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-PRES-02"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class NoEnding(Misworded):
@@ -21,3 +19,10 @@ class NoEnding(Misworded):
 
 def create() -> NoEnding:
     return NoEnding()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-PRES-02"},
+    suite_modules=["test_bash"],
+    create=create,
+)

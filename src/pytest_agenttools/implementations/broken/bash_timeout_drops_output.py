@@ -4,9 +4,7 @@ out" and nothing else, though the output so far is what tells the model where it
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Reshaped
-
-SUITE_MODULES = ["test_bash"]
-CAUGHT_BY = {"BASH-TO-02"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class Dropped(Reshaped):
@@ -21,3 +19,10 @@ class Dropped(Reshaped):
 
 def create() -> Dropped:
     return Dropped()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-TO-02"},
+    suite_modules=["test_bash"],
+    create=create,
+)

@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.output_capture import OutputCapture
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_output_file"]
-CAUGHT_BY = {"BASH-OUT-08"}
 
 
 class WholeFile(BashOps):
@@ -18,3 +16,10 @@ class WholeFile(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": WholeFile()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-OUT-08"},
+    suite_modules=["test_bash_output_file"],
+    create=create,
+)

@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import os
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import output_capture
 from pytest_agenttools.implementations.reference.bash import BashOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_bash_output_file"]
-CAUGHT_BY = {"BASH-OUT-03"}
 
 
 class Hoarding(output_capture.OutputCapture):
@@ -43,3 +41,10 @@ class HoardingOps(BashOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"bash": HoardingOps()})
+
+
+BROKEN = Broken(
+    caught_by={"BASH-OUT-03"},
+    suite_modules=["test_bash_output_file"],
+    create=create,
+)

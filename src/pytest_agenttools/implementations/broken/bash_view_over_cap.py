@@ -6,10 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_bash_output"]
-CAUGHT_BY = {"BASH-OUT-06"}
 NAME = "bash.output_max_bytes"
 
 
@@ -35,3 +34,10 @@ class OverCap(ReferenceTools):
 
 def create() -> ReferenceTools:
     return OverCap()
+
+
+BROKEN = Broken(
+    caught_by={"BASH-OUT-06"},
+    suite_modules=["test_bash_output"],
+    create=create,
+)

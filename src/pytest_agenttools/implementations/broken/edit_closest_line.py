@@ -4,12 +4,10 @@ import difflib
 import functools
 from collections.abc import Sequence
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit
 from pytest_agenttools.implementations.reference.results import ToolError
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-NOTFOUND-02"}
 
 
 def plan(doc: edit.Document, edits: Sequence[edit.Edit], path: str) -> edit.Plan:
@@ -29,3 +27,10 @@ def plan(doc: edit.Document, edits: Sequence[edit.Edit], path: str) -> edit.Plan
 def create() -> ReferenceTools:
     steps = edit.Steps(plan=plan)
     return ReferenceTools(runs={"edit": functools.partial(edit.run, steps=steps)})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-NOTFOUND-02"},
+    suite_modules=["test_edit"],
+    create=create,
+)

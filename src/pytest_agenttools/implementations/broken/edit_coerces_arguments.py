@@ -3,12 +3,10 @@ text is deleted), numbers and lists become their string form, any replace_all va
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-ARG-02"}
 
 
 def coerce(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -29,3 +27,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"edit": run})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-ARG-02"},
+    suite_modules=["test_edit"],
+    create=create,
+)

@@ -2,10 +2,8 @@
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit_text"]
-CAUGHT_BY = {"EDIT-PRES-03"}
 
 
 class CountOnly(ReferenceTools):
@@ -24,3 +22,10 @@ class CountOnly(ReferenceTools):
 
 def create() -> CountOnly:
     return CountOnly()
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-PRES-03"},
+    suite_modules=["test_edit_text"],
+    create=create,
+)

@@ -3,13 +3,11 @@
 import os
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit, paths
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.results import text_result
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-NF-02"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -25,3 +23,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"edit": run})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-NF-02"},
+    suite_modules=["test_edit"],
+    create=create,
+)

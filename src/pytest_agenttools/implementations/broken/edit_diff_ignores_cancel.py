@@ -6,14 +6,10 @@ as soon as it was sent, still answers only when the minutes of alignment are ove
 import functools
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.broken.edit_quadratic_diff import common_lines
 from pytest_agenttools.implementations.reference import diffing, edit
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_robust_extreme"]
-CAUGHT_BY = {"ROBUST-CANCEL-01"}
-#: the call it fails never ends by itself; a short deadline keeps the self-check quick
-PYTEST_ARGS = ["--agenttools-call-timeout=3"]
 
 
 def compute(old: str, new: str, label: str, max_patch_bytes: int, **options: Any) -> Any:
@@ -24,3 +20,12 @@ def compute(old: str, new: str, label: str, max_patch_bytes: int, **options: Any
 def create() -> ReferenceTools:
     steps = edit.Steps(diff=compute)
     return ReferenceTools(runs={"edit": functools.partial(edit.run, steps=steps)})
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-CANCEL-01"},
+    suite_modules=["test_robust_extreme"],
+    # the call it fails never ends by itself; a short deadline keeps the self-check quick
+    pytest_args=["--agenttools-call-timeout=3"],
+    create=create,
+)

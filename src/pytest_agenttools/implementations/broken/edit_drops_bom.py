@@ -1,10 +1,8 @@
 """edit reads the file with its UTF-8 BOM stripped and writes the text back without it."""
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit, textcodec
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-BOM-01", "EDIT-RA-03"}
 
 
 class BomBlindOps(edit.EditOps):
@@ -14,3 +12,10 @@ class BomBlindOps(edit.EditOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"edit": BomBlindOps()})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-BOM-01", "EDIT-RA-03"},
+    suite_modules=["test_edit"],
+    create=create,
+)

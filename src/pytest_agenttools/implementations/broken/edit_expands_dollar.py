@@ -3,12 +3,10 @@
 import re
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit", "test_edit_properties"]
-CAUGHT_BY = {"EDIT-RA-02"}
 
 
 def expand(replacement: str, matched: str) -> str:
@@ -26,3 +24,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"edit": run})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-RA-02"},
+    suite_modules=["test_edit", "test_edit_properties"],
+    create=create,
+)

@@ -2,12 +2,10 @@
 
 import functools
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit
 from pytest_agenttools.implementations.reference.text_match import FuzzyView, LineEndingView, Match
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-UNIQ-02", "EDIT-FUZZ-06"}
 
 
 def first_only(
@@ -21,3 +19,10 @@ def first_only(
 def create() -> ReferenceTools:
     steps = edit.Steps(plan=functools.partial(edit.plan, find=first_only))
     return ReferenceTools(runs={"edit": functools.partial(edit.run, steps=steps)})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-UNIQ-02", "EDIT-FUZZ-06"},
+    suite_modules=["test_edit"],
+    create=create,
+)

@@ -1,10 +1,8 @@
 """edit normalises CRLF to LF for matching and never restores it."""
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-EOL-01", "EDIT-EOL-02", "EDIT-RA-03"}
 
 
 class FlatteningOps(edit.EditOps):
@@ -14,3 +12,10 @@ class FlatteningOps(edit.EditOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"edit": FlatteningOps()})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-EOL-01", "EDIT-EOL-02", "EDIT-RA-03"},
+    suite_modules=["test_edit"],
+    create=create,
+)

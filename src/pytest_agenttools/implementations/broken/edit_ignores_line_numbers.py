@@ -2,13 +2,18 @@
 
 import functools
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-LN-02"}
 
 
 def create() -> ReferenceTools:
     steps = edit.Steps(retry_line_numbers=False)
     return ReferenceTools(runs={"edit": functools.partial(edit.run, steps=steps)})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-LN-02"},
+    suite_modules=["test_edit"],
+    create=create,
+)

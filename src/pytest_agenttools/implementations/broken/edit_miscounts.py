@@ -3,10 +3,8 @@ reports one replacement."""
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-OBS-01", "EDIT-RA-01"}
 
 
 class Miscounts(ReferenceTools):
@@ -22,3 +20,10 @@ class Miscounts(ReferenceTools):
 
 def create() -> Miscounts:
     return Miscounts()
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-OBS-01", "EDIT-RA-01"},
+    suite_modules=["test_edit"],
+    create=create,
+)

@@ -7,27 +7,10 @@ import re
 from typing import Any
 
 from pytest_agenttools.implementations.broken._naive import Naive
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import paths
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
-
-SUITE_MODULES = ["test_edit", "test_edit_text", "test_edit_properties"]
-CAUGHT_BY = {
-    "EDIT-ARG-02",
-    "EDIT-BIN-01",
-    "EDIT-BOM-01",
-    "EDIT-EMPTY-02",
-    "EDIT-EOL-01",
-    "EDIT-EOL-02",
-    "EDIT-LIT-01",
-    "EDIT-NOCHANGE-02",
-    "EDIT-OBS-01",
-    "EDIT-PRES-02",
-    "EDIT-PRES-03",
-    "EDIT-PROP-01",
-    "EDIT-QUEUE-01",
-    "EDIT-UNIQ-02",
-}
 
 
 def js_replace(text: str, old: str, new: str) -> str:
@@ -63,3 +46,25 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> Naive:
     return Naive("edit", run)
+
+
+BROKEN = Broken(
+    caught_by={
+        "EDIT-ARG-02",
+        "EDIT-BIN-01",
+        "EDIT-BOM-01",
+        "EDIT-EMPTY-02",
+        "EDIT-EOL-01",
+        "EDIT-EOL-02",
+        "EDIT-LIT-01",
+        "EDIT-NOCHANGE-02",
+        "EDIT-OBS-01",
+        "EDIT-PRES-02",
+        "EDIT-PRES-03",
+        "EDIT-PROP-01",
+        "EDIT-QUEUE-01",
+        "EDIT-UNIQ-02",
+    },
+    suite_modules=["test_edit", "test_edit_text", "test_edit_properties"],
+    create=create,
+)

@@ -3,11 +3,9 @@
 import functools
 from collections.abc import Sequence
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit, text_match
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit", "test_edit_properties"]
-CAUGHT_BY = {"EDIT-FUZZ-02"}
 
 
 def plan(doc: edit.Document, edits: Sequence[edit.Edit], path: str) -> edit.Plan:
@@ -21,3 +19,10 @@ def plan(doc: edit.Document, edits: Sequence[edit.Edit], path: str) -> edit.Plan
 def create() -> ReferenceTools:
     steps = edit.Steps(plan=plan)
     return ReferenceTools(runs={"edit": functools.partial(edit.run, steps=steps)})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-FUZZ-02"},
+    suite_modules=["test_edit", "test_edit_properties"],
+    create=create,
+)

@@ -4,11 +4,9 @@ text between them is mangled."""
 import functools
 from collections.abc import Sequence
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-MULTI-04"}
 
 
 def plan(doc: edit.Document, edits: Sequence[edit.Edit], path: str) -> edit.Plan:
@@ -19,3 +17,10 @@ def plan(doc: edit.Document, edits: Sequence[edit.Edit], path: str) -> edit.Plan
 def create() -> ReferenceTools:
     steps = edit.Steps(plan=plan)
     return ReferenceTools(runs={"edit": functools.partial(edit.run, steps=steps)})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-MULTI-04"},
+    suite_modules=["test_edit"],
+    create=create,
+)

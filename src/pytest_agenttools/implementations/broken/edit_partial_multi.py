@@ -3,12 +3,10 @@ ones on disk."""
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-MULTI-03"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -23,3 +21,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"edit": run})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-MULTI-03"},
+    suite_modules=["test_edit"],
+    create=create,
+)

@@ -6,13 +6,9 @@ import functools
 import threading
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import diffing, edit
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit_bounds", "test_robust_extreme"]
-CAUGHT_BY = {"EDIT-BOUND-01", "ROBUST-EXTREME-02"}
-#: the calls it fails wait for the kit's deadline; a short one keeps the self-check quick
-PYTEST_ARGS = ["--agenttools-call-timeout=3"]
 
 
 def common_lines(a: list[str], b: list[str], cancel: threading.Event | None) -> int:
@@ -36,3 +32,12 @@ def compute(old: str, new: str, label: str, max_patch_bytes: int, **options: Any
 def create() -> ReferenceTools:
     steps = edit.Steps(diff=compute)
     return ReferenceTools(runs={"edit": functools.partial(edit.run, steps=steps)})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-BOUND-01", "ROBUST-EXTREME-02"},
+    suite_modules=["test_edit_bounds", "test_robust_extreme"],
+    # the calls it fails wait for the kit's deadline; a short one keeps the self-check quick
+    pytest_args=["--agenttools-call-timeout=3"],
+    create=create,
+)

@@ -3,13 +3,11 @@ universal newlines: the BOM is dropped and every line ending becomes LF."""
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit, paths
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit", "test_edit_properties"]
-CAUGHT_BY = {"EDIT-RA-03"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -32,3 +30,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"edit": run})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-RA-03"},
+    suite_modules=["test_edit", "test_edit_properties"],
+    create=create,
+)

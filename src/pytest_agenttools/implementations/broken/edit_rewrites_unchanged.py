@@ -3,13 +3,11 @@ reports success."""
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit, fsport, paths
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.results import text_result
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-NOCHANGE-02"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -26,3 +24,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"edit": run})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-NOCHANGE-02"},
+    suite_modules=["test_edit"],
+    create=create,
+)

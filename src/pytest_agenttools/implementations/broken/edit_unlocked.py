@@ -3,11 +3,9 @@
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.mutation_queue import MutationQueue, canonical_key
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-QUEUE-01"}
 
 
 class NoQueue(MutationQueue):
@@ -18,3 +16,10 @@ class NoQueue(MutationQueue):
 
 def create() -> ReferenceTools:
     return ReferenceTools(queue=NoQueue())
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-QUEUE-01"},
+    suite_modules=["test_edit"],
+    create=create,
+)

@@ -1,10 +1,8 @@
 """edit decodes a UTF-16LE file and writes it back as UTF-8 without its BOM (pi's edit does)."""
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import edit, textcodec
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit"]
-CAUGHT_BY = {"EDIT-ENC-03", "EDIT-ENC-01"}
 
 
 class TranscodingOps(edit.EditOps):
@@ -17,3 +15,10 @@ class TranscodingOps(edit.EditOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"edit": TranscodingOps()})
+
+
+BROKEN = Broken(
+    caught_by={"EDIT-ENC-03", "EDIT-ENC-01"},
+    suite_modules=["test_edit"],
+    create=create,
+)

@@ -3,17 +3,8 @@ no line, no next step (the observation and the bytes on disk are right)."""
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_edit_text"]
-CAUGHT_BY = {
-    "EDIT-PRES-01",
-    "EDIT-PRES-02",
-    "EDIT-PRES-03",
-    "EDIT-PRES-04",
-    "EDIT-PRES-05",
-    "EDIT-PRES-06",
-}
 
 
 class Vague(ReferenceTools):
@@ -28,3 +19,17 @@ class Vague(ReferenceTools):
 
 def create() -> Vague:
     return Vague()
+
+
+BROKEN = Broken(
+    caught_by={
+        "EDIT-PRES-01",
+        "EDIT-PRES-02",
+        "EDIT-PRES-03",
+        "EDIT-PRES-04",
+        "EDIT-PRES-05",
+        "EDIT-PRES-06",
+    },
+    suite_modules=["test_edit_text"],
+    create=create,
+)

@@ -7,11 +7,9 @@ import os
 from typing import Any
 
 from pytest_agenttools.implementations.broken._naive import Naive
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
-
-SUITE_MODULES = ["test_glob_filters", "test_glob_limits"]
-CAUGHT_BY = {"GLOB-SENS-01", "GLOB-SENS-03", "GLOB-CAP-01", "GLOB-TIME-01"}
 
 
 def naive_glob(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -50,3 +48,10 @@ def naive_glob(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> Naive:
     return Naive("glob", naive_glob, keep_output=True)
+
+
+BROKEN = Broken(
+    caught_by={"GLOB-SENS-01", "GLOB-SENS-03", "GLOB-CAP-01", "GLOB-TIME-01"},
+    suite_modules=["test_glob_filters", "test_glob_limits"],
+    create=create,
+)

@@ -6,12 +6,10 @@ The exclusions still win, but a matching ``--glob`` outranks ``.gitignore`` in r
 
 from collections.abc import Sequence
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import search_filters
 from pytest_agenttools.implementations.reference.search_ops import GlobOps, GrepOps, SearchOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_filters", "test_glob_filters"]
-CAUGHT_BY = {"GREP-IGN-02", "GREP-IGN-03", "GLOB-IGN-03", "GLOB-IGN-04"}
 
 
 class AsOverrides(SearchOps):
@@ -37,3 +35,10 @@ class Glob(AsOverrides, GlobOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"grep": Grep(), "glob": Glob()})
+
+
+BROKEN = Broken(
+    caught_by={"GREP-IGN-02", "GREP-IGN-03", "GLOB-IGN-03", "GLOB-IGN-04"},
+    suite_modules=["test_grep_filters", "test_glob_filters"],
+    create=create,
+)

@@ -4,12 +4,10 @@
 import re
 from collections.abc import Callable, Sequence
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import globmatch
 from pytest_agenttools.implementations.reference.search_ops import GlobOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_glob"]
-CAUGHT_BY = {"GLOB-PAT-03"}
 
 
 class StarCrossesSlash(GlobOps):
@@ -25,3 +23,10 @@ class StarCrossesSlash(GlobOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"glob": StarCrossesSlash()})
+
+
+BROKEN = Broken(
+    caught_by={"GLOB-PAT-03"},
+    suite_modules=["test_glob"],
+    create=create,
+)

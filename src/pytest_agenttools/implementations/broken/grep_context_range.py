@@ -4,14 +4,10 @@ hours (it stops only when the call is cancelled)."""
 import threading
 from collections.abc import Sequence
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.results import ToolError
 from pytest_agenttools.implementations.reference.search_ops import GrepOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_limits"]
-CAUGHT_BY = {"GREP-INPUT-01"}
-#: the calls it fails wait for the kit's deadline; a short one keeps the self-check quick
-PYTEST_ARGS = ["--agenttools-call-timeout=3"]
 
 
 class WalksTheRange(GrepOps):
@@ -34,3 +30,12 @@ class WalksTheRange(GrepOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"grep": WalksTheRange()})
+
+
+BROKEN = Broken(
+    caught_by={"GREP-INPUT-01"},
+    suite_modules=["test_grep_limits"],
+    # the calls it fails wait for the kit's deadline; a short one keeps the self-check quick
+    pytest_args=["--agenttools-call-timeout=3"],
+    create=create,
+)

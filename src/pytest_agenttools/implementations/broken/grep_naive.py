@@ -7,17 +7,9 @@ import re
 from typing import Any
 
 from pytest_agenttools.implementations.broken._naive import Naive
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
-
-SUITE_MODULES = ["test_grep_filters", "test_grep_paging", "test_grep_limits"]
-CAUGHT_BY = {
-    "GREP-SENS-01",
-    "GREP-SENS-02",
-    "GREP-SENS-04",
-    "GREP-CAP-01",
-    "GREP-TIME-01",
-}
 
 
 def naive_grep(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -72,3 +64,16 @@ def naive_grep(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> Naive:
     return Naive("grep", naive_grep, line_numbers="none")
+
+
+BROKEN = Broken(
+    caught_by={
+        "GREP-SENS-01",
+        "GREP-SENS-02",
+        "GREP-SENS-04",
+        "GREP-CAP-01",
+        "GREP-TIME-01",
+    },
+    suite_modules=["test_grep_filters", "test_grep_paging", "test_grep_limits"],
+    create=create,
+)

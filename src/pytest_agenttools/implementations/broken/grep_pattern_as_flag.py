@@ -3,11 +3,9 @@
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.search_ops import GrepOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep"]
-CAUGHT_BY = {"GREP-FLAG-01"}
 
 
 class BarePattern(GrepOps):
@@ -18,3 +16,10 @@ class BarePattern(GrepOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"grep": BarePattern()})
+
+
+BROKEN = Broken(
+    caught_by={"GREP-FLAG-01"},
+    suite_modules=["test_grep"],
+    create=create,
+)

@@ -10,12 +10,10 @@ import threading
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import ripgrep
 from pytest_agenttools.implementations.reference.search_ops import GlobOps, GrepOps, SearchOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_limits", "test_glob_limits"]
-CAUGHT_BY = {"GREP-INPUT-01", "GLOB-INPUT-01"}
 
 
 class Unchecked(SearchOps):
@@ -47,3 +45,10 @@ class Glob(Unchecked, GlobOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"grep": Grep(), "glob": Glob()})
+
+
+BROKEN = Broken(
+    caught_by={"GREP-INPUT-01", "GLOB-INPUT-01"},
+    suite_modules=["test_grep_limits", "test_glob_limits"],
+    create=create,
+)

@@ -4,11 +4,9 @@ RIPGREP_CONFIG_PATH adds ``--no-ignore``, ``--follow`` or ``--pre=<program>`` to
 import os
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.search_ops import GlobOps, GrepOps, SearchOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_filters", "test_glob_filters"]
-CAUGHT_BY = {"GREP-CONFIG-01", "GLOB-CONFIG-01"}
 
 
 class ReadsConfig(SearchOps):
@@ -29,3 +27,10 @@ class Glob(ReadsConfig, GlobOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"grep": Grep(), "glob": Glob()})
+
+
+BROKEN = Broken(
+    caught_by={"GREP-CONFIG-01", "GLOB-CONFIG-01"},
+    suite_modules=["test_grep_filters", "test_glob_filters"],
+    create=create,
+)

@@ -6,12 +6,10 @@ The exclusion globs match below the root, so a root that is itself sensitive sli
 from collections.abc import Mapping
 from dataclasses import replace
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import search_root
 from pytest_agenttools.implementations.reference.search_ops import GlobOps, GrepOps, SearchOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_filters", "test_glob_filters"]
-CAUGHT_BY = {"GREP-SENS-04", "GLOB-SENS-03"}
 
 
 class RootUnchecked(SearchOps):
@@ -31,3 +29,10 @@ class Glob(RootUnchecked, GlobOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"grep": Grep(), "glob": Glob()})
+
+
+BROKEN = Broken(
+    caught_by={"GREP-SENS-04", "GLOB-SENS-03"},
+    suite_modules=["test_grep_filters", "test_glob_filters"],
+    create=create,
+)

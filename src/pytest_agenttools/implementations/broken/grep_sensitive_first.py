@@ -6,12 +6,10 @@ ordering bug the seed article warns about.
 
 from collections.abc import Callable, Sequence
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import search_filters
 from pytest_agenttools.implementations.reference.search_ops import GlobOps, GrepOps, SearchOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_filters", "test_glob_filters"]
-CAUGHT_BY = {"GREP-SENS-02", "GLOB-SENS-01"}
 
 
 class SensitiveFirst(SearchOps):
@@ -39,3 +37,10 @@ class Glob(SensitiveFirst, GlobOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"grep": Grep(), "glob": Glob()})
+
+
+BROKEN = Broken(
+    caught_by={"GREP-SENS-02", "GLOB-SENS-01"},
+    suite_modules=["test_grep_filters", "test_glob_filters"],
+    create=create,
+)

@@ -3,10 +3,8 @@ the model never learns that more results exist."""
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_text", "test_glob_text"]
-CAUGHT_BY = {"GREP-PRES-02", "GLOB-PRES-02"}
 
 
 class SilentCut(ReferenceTools):
@@ -22,3 +20,10 @@ class SilentCut(ReferenceTools):
 
 def create() -> SilentCut:
     return SilentCut()
+
+
+BROKEN = Broken(
+    caught_by={"GREP-PRES-02", "GLOB-PRES-02"},
+    suite_modules=["test_grep_text", "test_glob_text"],
+    create=create,
+)

@@ -1,12 +1,10 @@
 """grep applies its file-size cap to a file named by ``path`` by skipping it: a big log with a
 matching line comes back as "no matches", a silent wrong answer."""
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import search_root
 from pytest_agenttools.implementations.reference.search_ops import GrepOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_limits"]
-CAUGHT_BY = {"GREP-SIZE-02"}
 
 
 class SkipsBigFile(GrepOps):
@@ -19,3 +17,10 @@ class SkipsBigFile(GrepOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"grep": SkipsBigFile()})
+
+
+BROKEN = Broken(
+    caught_by={"GREP-SIZE-02"},
+    suite_modules=["test_grep_limits"],
+    create=create,
+)

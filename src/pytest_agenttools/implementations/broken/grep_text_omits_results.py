@@ -3,10 +3,8 @@ observation, but the model never sees them."""
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_text", "test_glob_text"]
-CAUGHT_BY = {"GREP-PRES-01", "GLOB-PRES-01"}
 
 
 class CountOnly(ReferenceTools):
@@ -24,3 +22,10 @@ class CountOnly(ReferenceTools):
 
 def create() -> CountOnly:
     return CountOnly()
+
+
+BROKEN = Broken(
+    caught_by={"GREP-PRES-01", "GLOB-PRES-01"},
+    suite_modules=["test_grep_text", "test_glob_text"],
+    create=create,
+)

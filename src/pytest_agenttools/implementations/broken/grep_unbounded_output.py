@@ -4,11 +4,9 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from pytest_agenttools.implementations.broken._limits import RgRunsWith
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.search_ops import GlobOps, GrepOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_grep_limits", "test_glob_limits"]
-CAUGHT_BY = {"GREP-OUT-01", "GLOB-OUT-01"}
 
 
 class Unbounded(RgRunsWith):
@@ -25,3 +23,10 @@ class Glob(Unbounded, GlobOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"grep": Grep(), "glob": Glob()})
+
+
+BROKEN = Broken(
+    caught_by={"GREP-OUT-01", "GLOB-OUT-01"},
+    suite_modules=["test_grep_limits", "test_glob_limits"],
+    create=create,
+)

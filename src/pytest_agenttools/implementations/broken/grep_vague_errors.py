@@ -3,10 +3,9 @@ argument or path to fix."""
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_grep_text", "test_glob_text"]
-CAUGHT_BY = {"GREP-PRES-03", "GLOB-PRES-03"}
 VAGUE = "The call failed. Check the call and try again."
 
 
@@ -21,3 +20,10 @@ class Vague(ReferenceTools):
 
 def create() -> Vague:
     return Vague()
+
+
+BROKEN = Broken(
+    caught_by={"GREP-PRES-03", "GLOB-PRES-03"},
+    suite_modules=["test_grep_text", "test_glob_text"],
+    create=create,
+)

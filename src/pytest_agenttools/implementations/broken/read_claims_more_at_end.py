@@ -3,10 +3,8 @@
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read_paging"]
-CAUGHT_BY = {"READ-TRUNC-01", "READ-CAP-01"}
 
 
 class NoLookAhead(ReferenceTools):
@@ -28,3 +26,10 @@ class NoLookAhead(ReferenceTools):
 
 def create() -> NoLookAhead:
     return NoLookAhead()
+
+
+BROKEN = Broken(
+    caught_by={"READ-TRUNC-01", "READ-CAP-01"},
+    suite_modules=["test_read_paging"],
+    create=create,
+)

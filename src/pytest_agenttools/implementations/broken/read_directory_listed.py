@@ -4,10 +4,8 @@ for a file is told it read one."""
 import os
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read"]
-CAUGHT_BY = {"READ-DIR-02"}
 
 
 class Listing(ReferenceTools):
@@ -27,3 +25,10 @@ class Listing(ReferenceTools):
 
 def create() -> Listing:
     return Listing()
+
+
+BROKEN = Broken(
+    caught_by={"READ-DIR-02"},
+    suite_modules=["test_read"],
+    create=create,
+)

@@ -4,9 +4,7 @@ empty file from a tool that said nothing."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Misworded, observation
-
-SUITE_MODULES = ["test_read"]
-CAUGHT_BY = {"READ-PRES-03"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class Blank(Misworded):
@@ -19,3 +17,10 @@ class Blank(Misworded):
 
 def create() -> Blank:
     return Blank()
+
+
+BROKEN = Broken(
+    caught_by={"READ-PRES-03"},
+    suite_modules=["test_read"],
+    create=create,
+)

@@ -8,12 +8,10 @@ fails is read's own handling of what the operating system refuses.
 
 import os
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.read import ReadOps
 from pytest_agenttools.implementations.reference.results import ToolError
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read"]
-CAUGHT_BY = {"READ-ARG-05"}
 
 
 class StatOnly(ReadOps):
@@ -29,3 +27,10 @@ class StatOnly(ReadOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"read": StatOnly()})
+
+
+BROKEN = Broken(
+    caught_by={"READ-ARG-05"},
+    suite_modules=["test_read"],
+    create=create,
+)

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import read
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read"]
-CAUGHT_BY = {"READ-ARG-04"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -23,3 +21,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"read": run})
+
+
+BROKEN = Broken(
+    caught_by={"READ-ARG-04"},
+    suite_modules=["test_read"],
+    create=create,
+)

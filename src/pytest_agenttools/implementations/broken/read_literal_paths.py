@@ -3,11 +3,9 @@
 import os
 from collections.abc import Mapping
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.read import ReadOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read_formats"]
-CAUGHT_BY = {"READ-PATH-01"}
 
 
 class Literal(ReadOps):
@@ -17,3 +15,10 @@ class Literal(ReadOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"read": Literal()})
+
+
+BROKEN = Broken(
+    caught_by={"READ-PATH-01"},
+    suite_modules=["test_read_formats"],
+    create=create,
+)

@@ -3,11 +3,9 @@
 import io
 from typing import BinaryIO
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.read import ReadOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read_paging"]
-CAUGHT_BY = {"READ-STREAM-02"}
 
 
 class LoadsAll(ReadOps):
@@ -18,3 +16,10 @@ class LoadsAll(ReadOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"read": LoadsAll()})
+
+
+BROKEN = Broken(
+    caught_by={"READ-STREAM-02"},
+    suite_modules=["test_read_paging"],
+    create=create,
+)

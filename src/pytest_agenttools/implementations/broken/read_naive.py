@@ -13,26 +13,12 @@ import os
 from typing import Any
 
 from pytest_agenttools.implementations.broken._naive import Naive
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import fsport, paths
 from pytest_agenttools.implementations.reference.arguments import check
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.read import PARAMS, number_line
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
-
-SUITE_MODULES = ["test_read", "test_read_paging"]
-CAUGHT_BY = {
-    "READ-BIN-02",
-    "READ-BOM-01",
-    "READ-CAP-01",
-    "READ-CAP-02",
-    "READ-CAP-03",
-    "READ-EMPTY-02",
-    "READ-ENC-01",
-    "READ-PAGE-01",
-    "READ-PRES-02",
-    "READ-STREAM-01",
-    "READ-STREAM-02",
-}
 
 
 def naive_read(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -75,3 +61,22 @@ def naive_read(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> Naive:
     return Naive("read", naive_read)
+
+
+BROKEN = Broken(
+    caught_by={
+        "READ-BIN-02",
+        "READ-BOM-01",
+        "READ-CAP-01",
+        "READ-CAP-02",
+        "READ-CAP-03",
+        "READ-EMPTY-02",
+        "READ-ENC-01",
+        "READ-PAGE-01",
+        "READ-PRES-02",
+        "READ-STREAM-01",
+        "READ-STREAM-02",
+    },
+    suite_modules=["test_read", "test_read_paging"],
+    create=create,
+)

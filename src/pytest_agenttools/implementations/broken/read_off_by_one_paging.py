@@ -3,10 +3,8 @@
 import re
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read_paging"]
-CAUGHT_BY = {"READ-CAP-01", "READ-PAGE-01", "READ-TRUNC-01"}
 
 
 class OffByOne(ReferenceTools):
@@ -24,3 +22,10 @@ class OffByOne(ReferenceTools):
 
 def create() -> OffByOne:
     return OffByOne()
+
+
+BROKEN = Broken(
+    caught_by={"READ-CAP-01", "READ-PAGE-01", "READ-TRUNC-01"},
+    suite_modules=["test_read_paging"],
+    create=create,
+)

@@ -5,14 +5,10 @@ import os
 import stat
 from typing import BinaryIO
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import fsport
 from pytest_agenttools.implementations.reference.read import ReadOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read"]
-CAUGHT_BY = {"READ-SPECIAL-02"}
-#: a blocked read is cut at this deadline instead of the suite's 20 s
-PYTEST_ARGS = ["--agenttools-call-timeout=3"]
 
 
 class OpensAnything(ReadOps):
@@ -28,3 +24,12 @@ class OpensAnything(ReadOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"read": OpensAnything()})
+
+
+BROKEN = Broken(
+    caught_by={"READ-SPECIAL-02"},
+    suite_modules=["test_read"],
+    # a blocked read is cut at this deadline instead of the suite's 20 s
+    pytest_args=["--agenttools-call-timeout=3"],
+    create=create,
+)

@@ -4,10 +4,9 @@ times as much: twenty dense pages still come back whole."""
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_read_formats"]
-CAUGHT_BY = {"READ-PDF-05"}
 KNOB = "read.pdf_max_bytes"
 
 
@@ -23,3 +22,10 @@ class Ignores(ReferenceTools):
 
 def create() -> Ignores:
     return Ignores()
+
+
+BROKEN = Broken(
+    caught_by={"READ-PDF-05"},
+    suite_modules=["test_read_formats"],
+    create=create,
+)

@@ -4,9 +4,7 @@ page numbers are right, their texts are not."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Reshaped
-
-SUITE_MODULES = ["test_read_formats"]
-CAUGHT_BY = {"READ-PDF-04"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class Shifted(Reshaped):
@@ -18,3 +16,10 @@ class Shifted(Reshaped):
 
 def create() -> Shifted:
     return Shifted()
+
+
+BROKEN = Broken(
+    caught_by={"READ-PDF-04"},
+    suite_modules=["test_read_formats"],
+    create=create,
+)

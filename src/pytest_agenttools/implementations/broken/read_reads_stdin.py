@@ -2,13 +2,11 @@
 
 import os
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import fsport
 from pytest_agenttools.implementations.reference.read import ReadOps
 from pytest_agenttools.implementations.reference.results import ToolError
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read"]
-CAUGHT_BY = {"READ-DEV-03"}
 
 
 class EndlessOnly(ReadOps):
@@ -19,3 +17,10 @@ class EndlessOnly(ReadOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"read": EndlessOnly()})
+
+
+BROKEN = Broken(
+    caught_by={"READ-DEV-03"},
+    suite_modules=["test_read"],
+    create=create,
+)

@@ -3,10 +3,8 @@ of non-ASCII text is up to four times larger than declared."""
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read_paging"]
-CAUGHT_BY = {"READ-CAP-02"}
 
 
 class CharsAsBytes(ReferenceTools):
@@ -21,3 +19,10 @@ class CharsAsBytes(ReferenceTools):
 
 def create() -> CharsAsBytes:
     return CharsAsBytes()
+
+
+BROKEN = Broken(
+    caught_by={"READ-CAP-02"},
+    suite_modules=["test_read_paging"],
+    create=create,
+)

@@ -4,9 +4,7 @@ in the observation, but the model never sees them."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._present import Misworded, observation
-
-SUITE_MODULES = ["test_read", "test_read_formats"]
-CAUGHT_BY = {"READ-PRES-01", "READ-PRES-04", "READ-PRES-05"}
+from pytest_agenttools.implementations.broken._table import Broken
 
 
 class SummaryOnly(Misworded):
@@ -24,3 +22,10 @@ class SummaryOnly(Misworded):
 
 def create() -> SummaryOnly:
     return SummaryOnly()
+
+
+BROKEN = Broken(
+    caught_by={"READ-PRES-01", "READ-PRES-04", "READ-PRES-05"},
+    suite_modules=["test_read", "test_read_formats"],
+    create=create,
+)

@@ -3,12 +3,10 @@
 from collections.abc import Iterator
 from typing import BinaryIO
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import textcodec
 from pytest_agenttools.implementations.reference.read import ReadOps
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_read"]
-CAUGHT_BY = {"READ-EOL-01"}
 
 
 class SplitsEverywhere(ReadOps):
@@ -22,3 +20,10 @@ class SplitsEverywhere(ReadOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"read": SplitsEverywhere()})
+
+
+BROKEN = Broken(
+    caught_by={"READ-EOL-01"},
+    suite_modules=["test_read"],
+    create=create,
+)

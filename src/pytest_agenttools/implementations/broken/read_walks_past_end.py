@@ -5,15 +5,11 @@ import contextlib
 import os
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import read as reference_read
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.results import ToolError
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_robust_extreme"]
-CAUGHT_BY = {"ROBUST-EXTREME-01"}
-#: the calls it fails wait for the kit's deadline; a short one keeps the self-check quick
-PYTEST_ARGS = ["--agenttools-call-timeout=3"]
 
 
 def walking_read(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -31,3 +27,12 @@ def walking_read(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"read": walking_read})
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-EXTREME-01"},
+    suite_modules=["test_robust_extreme"],
+    # the calls it fails wait for the kit's deadline; a short one keeps the self-check quick
+    pytest_args=["--agenttools-call-timeout=3"],
+    create=create,
+)

@@ -5,11 +5,9 @@ its next request."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._served import create, serve_broken
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.server import INVALID_REQUEST, Server
 
-SERVED = True
-SUITE_MODULES = ["test_robust_protocol"]
-CAUGHT_BY = {"ROBUST-ID-02"}
 __all__ = ["create"]
 
 
@@ -19,6 +17,14 @@ class AnswersNotifications(Server):
         if isinstance(message, dict) and "id" not in message:
             self.error(None, INVALID_REQUEST, "notification handled")
         return going_on
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-ID-02"},
+    suite_modules=["test_robust_protocol"],
+    served=True,
+    create=create,
+)
 
 
 if __name__ == "__main__":

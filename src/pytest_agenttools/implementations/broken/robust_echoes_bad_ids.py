@@ -5,11 +5,9 @@ take it for one of its own requests."""
 from typing import Any
 
 from pytest_agenttools.implementations.broken._served import create, serve_broken
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.server import INVALID_REQUEST, Server, valid_id
 
-SERVED = True
-SUITE_MODULES = ["test_robust_protocol"]
-CAUGHT_BY = {"ROBUST-ID-01"}
 __all__ = ["create"]
 
 
@@ -20,6 +18,14 @@ class EchoesBadIds(Server):
             self.send({"id": message["id"], "error": error})
             return True
         return super().handle(message)
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-ID-01"},
+    suite_modules=["test_robust_protocol"],
+    served=True,
+    create=create,
+)
 
 
 if __name__ == "__main__":

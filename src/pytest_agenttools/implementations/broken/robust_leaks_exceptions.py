@@ -8,11 +8,10 @@ says ``Internal error in read: TypeError: ...``, as the reference did before its
 import os
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.results import ToolError, error_result
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_robust"]
-CAUGHT_BY = {"ROBUST-ARGS-01", "ROBUST-ARGS-02", "ROBUST-FUZZ-01"}
 PATHS = ("path", "file_path")
 
 
@@ -41,3 +40,10 @@ class LeaksExceptions(ReferenceTools):
 
 def create() -> LeaksExceptions:
     return LeaksExceptions()
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-ARGS-01", "ROBUST-ARGS-02", "ROBUST-FUZZ-01"},
+    suite_modules=["test_robust"],
+    create=create,
+)

@@ -6,19 +6,25 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from pytest_agenttools.implementations.broken._served import create, serve_broken
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.server import TooLong, read_lines
 
-SERVED = True
-SUITE_MODULES = ["test_robust_protocol"]
-CAUGHT_BY = {"ROBUST-EOF-01"}
-#: ROBUST-EOF-01 waits 15 s for the exit that never comes
-WAITS_S = 15
 __all__ = ["create"]
 
 
 def lines_then_wait(stream: BinaryIO, limit: int) -> Iterator[bytes | TooLong]:
     yield from read_lines(stream, limit)
     threading.Event().wait()  # end of input: wait for nothing, until a signal
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-EOF-01"},
+    suite_modules=["test_robust_protocol"],
+    served=True,
+    # ROBUST-EOF-01 waits 15 s for the exit that never comes
+    waits_s=15,
+    create=create,
+)
 
 
 if __name__ == "__main__":

@@ -5,11 +5,10 @@ megabyte of name) instead of an error that names the argument and its limit."""
 import os
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.results import error_result
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
-SUITE_MODULES = ["test_robust"]
-CAUGHT_BY = {"ROBUST-ARGS-04"}
 PATHS = ("path", "file_path")
 
 
@@ -29,3 +28,10 @@ class LongPathLeaks(ReferenceTools):
 
 def create() -> LongPathLeaks:
     return LongPathLeaks()
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-ARGS-04"},
+    suite_modules=["test_robust"],
+    create=create,
+)

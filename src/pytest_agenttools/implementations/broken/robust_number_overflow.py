@@ -4,11 +4,9 @@ OverflowError: int too large to convert to float`` instead of an error that name
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.results import error_result
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_robust"]
-CAUGHT_BY = {"ROBUST-ARGS-03"}
 
 
 class NumberOverflow(ReferenceTools):
@@ -26,3 +24,10 @@ class NumberOverflow(ReferenceTools):
 
 def create() -> NumberOverflow:
     return NumberOverflow()
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-ARGS-03"},
+    suite_modules=["test_robust"],
+    create=create,
+)

@@ -9,10 +9,8 @@ crash (ROBUST-ARGS-05). Shallow arguments, all that the rest of the suite sends,
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.broken.robust_leaks_exceptions import LeaksExceptions
-
-SUITE_MODULES = ["test_robust"]
-CAUGHT_BY = {"ROBUST-ARGS-05"}
 
 
 def visit(value: Any) -> Any:
@@ -42,3 +40,10 @@ class RecursiveArguments(LeaksExceptions):
 
 def create() -> RecursiveArguments:
     return RecursiveArguments()
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-ARGS-05"},
+    suite_modules=["test_robust"],
+    create=create,
+)

@@ -6,11 +6,9 @@ from collections.abc import Iterator
 from typing import BinaryIO
 
 from pytest_agenttools.implementations.broken._served import create, serve_broken
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.server import TooLong, read_lines
 
-SERVED = True
-SUITE_MODULES = ["test_robust_protocol"]
-CAUGHT_BY = {"ROBUST-LINE-01"}
 __all__ = ["create"]
 
 
@@ -21,6 +19,14 @@ def lines_at_cr(stream: BinaryIO, limit: int) -> Iterator[bytes | TooLong]:
             continue
         # CRLF stays one line end; any other CR ends a line too
         yield from line.replace(b"\r\n", b"\n").split(b"\r")
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-LINE-01"},
+    suite_modules=["test_robust_protocol"],
+    served=True,
+    create=create,
+)
 
 
 if __name__ == "__main__":

@@ -6,17 +6,23 @@ import threading
 from typing import Any
 
 from pytest_agenttools.implementations.broken._served import create, serve_broken
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.server import Server
 
-SERVED = True
-SUITE_MODULES = ["test_robust_protocol"]
-CAUGHT_BY = {"ROBUST-PARAMS-01"}
 __all__ = ["create"]
 
 
 class TrustsCallParams(Server):
     def start_call(self, ident: Any, params: dict[str, Any]) -> None:
         self.submit(ident, self._call, ident, params, threading.Event())
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-PARAMS-01"},
+    suite_modules=["test_robust_protocol"],
+    served=True,
+    create=create,
+)
 
 
 if __name__ == "__main__":

@@ -4,11 +4,9 @@ cannot tell an unsupported request from one that succeeded with nothing to say."
 from typing import Any
 
 from pytest_agenttools.implementations.broken._served import create, serve_broken
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.server import Server
 
-SERVED = True
-SUITE_MODULES = ["test_robust", "test_robust_protocol"]
-CAUGHT_BY = {"ROBUST-METHOD-01"}
 __all__ = ["create"]
 KNOWN = ("shutdown", "initialize", "configure", "call")
 
@@ -20,6 +18,14 @@ class UnknownMethodNull(Server):
             self.send({"id": ident, "result": None})
             return True
         return super().dispatch(ident, method, params)
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-METHOD-01"},
+    suite_modules=["test_robust", "test_robust_protocol"],
+    served=True,
+    create=create,
+)
 
 
 if __name__ == "__main__":

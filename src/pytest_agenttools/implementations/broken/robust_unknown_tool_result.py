@@ -3,11 +3,9 @@ error -32602, so a host cannot tell a misspelt tool name from a tool that ran an
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.results import error_result
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_robust"]
-CAUGHT_BY = {"ROBUST-TOOL-01"}
 
 
 class UnknownToolResult(ReferenceTools):
@@ -19,3 +17,10 @@ class UnknownToolResult(ReferenceTools):
 
 def create() -> UnknownToolResult:
     return UnknownToolResult()
+
+
+BROKEN = Broken(
+    caught_by={"ROBUST-TOOL-01"},
+    suite_modules=["test_robust"],
+    create=create,
+)

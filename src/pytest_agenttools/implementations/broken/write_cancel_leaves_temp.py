@@ -5,13 +5,11 @@ from __future__ import annotations
 import os
 import threading
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import fsport
 from pytest_agenttools.implementations.reference.results import ToolError
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 from pytest_agenttools.implementations.reference.write import WriteOps
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-CANCEL-01"}
 
 
 class LeavesTemp(WriteOps):
@@ -30,3 +28,10 @@ class LeavesTemp(WriteOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"write": LeavesTemp()})
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-CANCEL-01"},
+    suite_modules=["test_write"],
+    create=create,
+)

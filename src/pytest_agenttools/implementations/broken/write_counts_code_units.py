@@ -6,10 +6,8 @@ import copy
 import re
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-BYTES-01", "WRITE-PRES-01"}
 
 
 class CountsCodeUnits(ReferenceTools):
@@ -29,3 +27,10 @@ class CountsCodeUnits(ReferenceTools):
 
 def create() -> CountsCodeUnits:
     return CountsCodeUnits()
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-BYTES-01", "WRITE-PRES-01"},
+    suite_modules=["test_write"],
+    create=create,
+)

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 from pytest_agenttools.implementations.reference.write import WriteOps
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-EOL-02"}
 
 
 class DoublesCr(WriteOps):
@@ -18,3 +16,10 @@ class DoublesCr(WriteOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"write": DoublesCr()})
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-EOL-02"},
+    suite_modules=["test_write"],
+    create=create,
+)

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import textcodec
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 from pytest_agenttools.implementations.reference.write import WriteOps
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-BOM-01"}
 
 
 class ForgetsBom(WriteOps):
@@ -24,3 +22,10 @@ class ForgetsBom(WriteOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"write": ForgetsBom()})
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-BOM-01"},
+    suite_modules=["test_write"],
+    create=create,
+)

@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 import threading
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 from pytest_agenttools.implementations.reference.write import WriteOps
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-ATOMIC-01"}
 
 
 class InPlace(WriteOps):
@@ -26,3 +24,10 @@ class InPlace(WriteOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"write": InPlace()})
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-ATOMIC-01"},
+    suite_modules=["test_write"],
+    create=create,
+)

@@ -5,13 +5,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import paths, write
 from pytest_agenttools.implementations.reference.arguments import check
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-PATH-01"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -24,3 +22,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"write": run})
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-PATH-01"},
+    suite_modules=["test_write"],
+    create=create,
+)

@@ -8,13 +8,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import write
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.mutation_queue import MutationQueue, canonical_key
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-QUEUE-01"}
 
 
 class BySpelling(MutationQueue):
@@ -40,3 +38,10 @@ def create() -> ReferenceTools:
         return write.run(arguments, dataclasses.replace(ctx, queue=queue))
 
     return ReferenceTools(runs={"write": run})
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-QUEUE-01"},
+    suite_modules=["test_write"],
+    create=create,
+)

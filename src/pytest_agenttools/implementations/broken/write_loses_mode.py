@@ -5,11 +5,9 @@ from __future__ import annotations
 import os
 import threading
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 from pytest_agenttools.implementations.reference.write import WriteOps
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-MODE-01"}
 
 
 class LosesMode(WriteOps):
@@ -22,3 +20,10 @@ class LosesMode(WriteOps):
 
 def create() -> ReferenceTools:
     return ReferenceTools(ops={"write": LosesMode()})
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-MODE-01"},
+    suite_modules=["test_write"],
+    create=create,
+)

@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import write
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-ARG-03"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -21,3 +19,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"write": run})
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-ARG-03"},
+    suite_modules=["test_write"],
+    create=create,
+)

@@ -12,22 +12,10 @@ import os
 from typing import Any
 
 from pytest_agenttools.implementations.broken._naive import Naive
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import paths
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
-
-SUITE_MODULES = ["test_write", "test_write_properties"]
-CAUGHT_BY = {
-    "WRITE-ATOMIC-01",
-    "WRITE-BOM-01",
-    "WRITE-BYTES-01",
-    "WRITE-CANCEL-01",
-    "WRITE-ENC-01",
-    "WRITE-EOL-02",
-    "WRITE-PRES-01",
-    "WRITE-QUEUE-02",
-    "WRITE-ROUND-01",
-}
 
 
 def naive_write(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -50,3 +38,20 @@ def naive_write(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> Naive:
     return Naive("write", naive_write)
+
+
+BROKEN = Broken(
+    caught_by={
+        "WRITE-ATOMIC-01",
+        "WRITE-BOM-01",
+        "WRITE-BYTES-01",
+        "WRITE-CANCEL-01",
+        "WRITE-ENC-01",
+        "WRITE-EOL-02",
+        "WRITE-PRES-01",
+        "WRITE-QUEUE-02",
+        "WRITE-ROUND-01",
+    },
+    suite_modules=["test_write", "test_write_properties"],
+    create=create,
+)

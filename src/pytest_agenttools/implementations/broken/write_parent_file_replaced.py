@@ -6,12 +6,10 @@ from __future__ import annotations
 import os
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference import write
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-PARENT-02"}
 
 
 def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
@@ -28,3 +26,10 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
 
 def create() -> ReferenceTools:
     return ReferenceTools(runs={"write": run})
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-PARENT-02"},
+    suite_modules=["test_write"],
+    create=create,
+)

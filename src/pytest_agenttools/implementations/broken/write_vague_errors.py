@@ -5,10 +5,8 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from pytest_agenttools.implementations.broken._table import Broken
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
-
-SUITE_MODULES = ["test_write"]
-CAUGHT_BY = {"WRITE-PRES-02", "WRITE-PRES-03"}
 
 
 class VagueErrors(ReferenceTools):
@@ -24,3 +22,10 @@ class VagueErrors(ReferenceTools):
 
 def create() -> VagueErrors:
     return VagueErrors()
+
+
+BROKEN = Broken(
+    caught_by={"WRITE-PRES-02", "WRITE-PRES-03"},
+    suite_modules=["test_write"],
+    create=create,
+)
