@@ -172,7 +172,7 @@ def test_every_shown_agenttools_command_parses() -> None:
     import argparse
     import shlex
 
-    from pytest_agenttools.cli.main import build_parser
+    from pytest_agenttools.cli.commands import build_parser
 
     parser = build_parser()
     (sub,) = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
@@ -272,7 +272,7 @@ def example_server(language: str, tmp_path: Path) -> list[str]:
 
 @pytest.mark.parametrize("language", ["js", "go"])
 def test_stdio_adapter_examples_run(tmp_path: Path, language: str) -> None:
-    from test_scaffold import Server
+    from tests.cli.test_scaffold import Server
 
     workspace = tmp_path / "ws"
     workspace.mkdir()

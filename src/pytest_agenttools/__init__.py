@@ -38,7 +38,7 @@ from pytest_agenttools.harness.observations import (
 from pytest_agenttools.harness.workspace import Workspace
 
 if TYPE_CHECKING:
-    from pytest_agenttools.cli.main import run_conformance
+    from pytest_agenttools.cli.commands import run_conformance
     from pytest_agenttools.harness import assertions
     from pytest_agenttools.harness.client import ToolClient
     from pytest_agenttools.harness.markers import clause, feature, profile, slow
@@ -53,7 +53,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "feature": ("harness.markers", "feature"),
     "profile": ("harness.markers", "profile"),
     "slow": ("harness.markers", "slow"),
-    "run_conformance": ("cli.main", "run_conformance"),
+    "run_conformance": ("cli.commands", "run_conformance"),
 }
 
 

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agenttools.cli.main import main
+from pytest_agenttools.cli.commands import main
 from pytest_agenttools.connect import inprocess, kinds
 from pytest_agenttools.connect.base import Adapter, AdapterError, Target
 

@@ -193,7 +193,7 @@ def test_stderr_tail_is_bounded() -> None:
 
 def test_unknown_id_while_raw_exchange_goes_to_the_caller(tmp_path: Path) -> None:
     """send_raw returns what the child answered to bytes the harness did not frame."""
-    from conftest import REFERENCE_STDIO
+    from tests.support import REFERENCE_STDIO
 
     adapter = StdioAdapter(REFERENCE_STDIO, call_timeout=10)
     adapter.start()

@@ -1,5 +1,5 @@
 """The ``agenttools`` command: a thin shell over the library (``main``), and ``python -m``."""
 
-from pytest_agenttools.cli.main import main
+from pytest_agenttools.cli.commands import main
 
 __all__ = ["main"]

@@ -2,6 +2,6 @@
 
 import sys
 
-from pytest_agenttools.cli.main import main
+from pytest_agenttools.cli.commands import main
 
 sys.exit(main())

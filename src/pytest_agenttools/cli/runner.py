@@ -24,9 +24,11 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
+
+from pytest_agenttools.run.options import OPTIONS, option
 
 SUITE = "pytest_agenttools.conformance"
 #: the pytest plugins a run of the suite loads, by module, each with the name its entry point
@@ -69,6 +71,29 @@ class SuiteRun:
     extra: Sequence[str] = field(default_factory=tuple)
     #: False: pytest's output leaves out the conformance section (the caller prints it)
     pytest_summary: bool = True
+    #: values of the options of the table (``run.options.OPTIONS``) that have no field above
+    options: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in self.options:
+            if name in OPTION_FIELDS:
+                raise ValueError(f"SuiteRun: give {name!r} as its own field, not in options")
+            try:
+                option(name)  # an unknown name is an error, never a flag silently dropped
+            except KeyError as exc:
+                raise ValueError(f"SuiteRun: {exc.args[0]}") from None
+
+    @classmethod
+    def from_options(cls, values: Mapping[str, Any], **fields: Any) -> SuiteRun:
+        """A run from option values by name: those with a field of their own go there."""
+        own = {k: v for k, v in values.items() if k in OPTION_FIELDS}
+        rest = {k: v for k, v in values.items() if k not in OPTION_FIELDS}
+        return cls(**own, **fields, options=rest)
+
+    def option_values(self) -> dict[str, Any]:
+        """Every option this run sets, by the table's names."""
+        values = {name: getattr(self, name) for name in OPTION_FIELDS}
+        return {**values, **self.options}
 
     def args(self) -> list[str]:
         from pytest_agenttools.spec.clauses import suite_dir
@@ -96,23 +121,35 @@ class SuiteRun:
             from pytest_agenttools.report.data import SUMMARY_PLUGIN
 
             args += ["-p", f"no:{SUMMARY_PLUGIN}"]
-        for flag, value in (
-            ("impl", self.impl),
-            ("cmd", self.cmd),
-            ("mcp", self.mcp),
-            ("mcp-mapping", self.mcp_mapping),
-            ("manifest", self.manifest),
-            ("expectations", self.expectations),
-            ("report", self.report),
-            ("tools", self.tools),
-            ("features", self.features),
-            ("clauses", self.clauses),
-        ):
-            if value:
-                args += [f"--agenttools-{flag}", value]
-        if self.strict:
-            args.append("--agenttools-strict")
+        args += option_args(self.option_values())
         return args + list(self.extra)
+
+
+#: the options of the table that a SuiteRun holds as fields of its own
+OPTION_FIELDS = (
+    "impl",
+    "cmd",
+    "mcp",
+    "mcp_mapping",
+    "manifest",
+    "expectations",
+    "strict",
+    "report",
+    "tools",
+    "features",
+    "clauses",
+)
+
+
+def option_args(values: Mapping[str, Any]) -> list[str]:
+    """The pytest flags of the options given (a switch when true, else the flag and value)."""
+    args: list[str] = []
+    for row in OPTIONS:
+        value = values.get(row.name)
+        if value is None or value is False or value == "":
+            continue
+        args += [row.flag] if row.kind == "bool" else [row.flag, str(value)]
+    return args
 
 
 def _plugins(extra: Sequence[str]) -> list[str]:

@@ -2,122 +2,193 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+import difflib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 import pytest
 
 from pytest_agenttools.connect.base import Target
 
-# (flag suffix, ini name, help, kind); kind is "string", "bool" or "float"
-OPTIONS: tuple[tuple[str, str, str, str], ...] = (
-    (
+#: how an option's value is read: text, a switch, or a number
+Kind = Literal["string", "bool", "float"]
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a run: a pytest flag ``--agenttools-NAME`` with its ini twin
+    ``agenttools_NAME`` and, where ``run_flag`` is set, the same option of ``agenttools run``
+    (and of ``agenttools call`` with ``call``). Its help is written here once."""
+
+    name: str
+    help: str
+    kind: Kind = "string"
+    #: the flag of ``agenttools run``; None: a pytest option only
+    run_flag: str | None = None
+    #: also a flag of ``agenttools call`` (the options that say what to reach)
+    call: bool = False
+    #: one of the options that choose the implementation: at most one of them is given
+    chooses_implementation: bool = False
+    metavar: str = "VALUE"
+
+    @property
+    def flag(self) -> str:
+        return "--agenttools-" + self.name.replace("_", "-")
+
+    @property
+    def ini(self) -> str:
+        return "agenttools_" + self.name
+
+
+OPTIONS: tuple[Option, ...] = (
+    Option(
         "impl",
-        "agenttools_impl",
-        "in-process implementation factory, 'package.module:factory'",
-        "string",
+        "in-process implementation factory, 'package.module:factory' or "
+        "'path/to/adapter.py:factory' (default: the bundled reference implementation)",
+        run_flag="--impl",
+        call=True,
+        chooses_implementation=True,
+        metavar="FACTORY",
     ),
-    (
+    Option(
         "cmd",
-        "agenttools_cmd",
         "command that starts a stdio (JSON-RPC) implementation server",
-        "string",
+        run_flag="--cmd",
+        call=True,
+        chooses_implementation=True,
+        metavar="COMMAND",
     ),
-    (
+    Option(
         "mcp",
-        "agenttools_mcp",
-        "command that starts an MCP tool server (stdio); needs --agenttools-mcp-mapping. "
+        "command that starts an MCP tool server (stdio); needs the MCP mapping option. "
         "{tmp} in it stands for the directory the kit makes workspaces in",
-        "string",
+        run_flag="--mcp",
+        call=True,
+        chooses_implementation=True,
+        metavar="COMMAND",
     ),
-    (
-        "mcp-mapping",
-        "agenttools_mcp_mapping",
+    Option(
+        "mcp_mapping",
         "TOML file mapping canonical tools and arguments to the MCP server's own tools and "
         "arguments, and their answers to observations (docs/mcp-adapter.md)",
-        "string",
+        run_flag="--mcp-mapping",
+        call=True,
+        metavar="FILE",
     ),
-    (
+    Option(
         "manifest",
-        "agenttools_manifest",
         "TOML manifest file laid over (or standing in for) the implementation's own",
-        "string",
+        run_flag="--manifest",
+        call=True,
+        metavar="FILE",
     ),
-    (
+    Option(
         "expectations",
-        "agenttools_expectations",
         "TOML file of expected failures and skips (by clause id or node id)",
-        "string",
+        run_flag="--expectations",
+        metavar="FILE",
     ),
-    ("report", "agenttools_report", "write the JSON conformance report to this file", "string"),
-    (
+    Option(
+        "report",
+        "write the JSON conformance report to this file",
+        run_flag="--report-json",
+        metavar="FILE",
+    ),
+    Option(
         "strict",
-        "agenttools_strict",
-        "fail the run on stale or unmatched expectation entries",
-        "bool",
+        "fail the run on stale or unmatched expectation entries, and on TODO reasons",
+        kind="bool",
+        run_flag="--strict",
     ),
-    ("slow", "agenttools_slow", "also run clauses marked slow", "bool"),
-    (
-        "call-timeout",
-        "agenttools_call_timeout",
+    Option("slow", "also run clauses marked slow", kind="bool", run_flag="--slow"),
+    Option(
+        "call_timeout",
         "seconds to wait for one call before the adapter gives up (default 60); no test's "
         "call waits longer",
-        "float",
+        kind="float",
+        run_flag="--call-timeout",
+        metavar="SECONDS",
     ),
-    (
-        "golden-dir",
-        "agenttools_golden_dir",
+    Option(
+        "golden_dir",
         "directory of golden snapshots (default: the ones shipped with the kit)",
-        "string",
+        metavar="DIR",
     ),
-    (
+    Option(
         "tools",
-        "agenttools_tools",
         "run only these tools' clauses (comma-separated: read,edit)",
-        "string",
+        run_flag="--tools",
+        metavar="TOOLS",
     ),
-    (
+    Option(
         "features",
-        "agenttools_features",
         "run only clauses with one of these features or tags (comma-separated: bom,crlf,read.pdf)",
-        "string",
+        run_flag="--features",
+        metavar="FEATURES",
     ),
-    (
+    Option(
         "clauses",
-        "agenttools_clauses",
         "run only the tests of these clauses (comma-separated ids: EDIT-RA-02,READ-LN-01)",
-        "string",
+        run_flag="--clauses",
+        metavar="IDS",
     ),
-    (
-        "first-failure",
-        "agenttools_first_failure",
+    Option(
+        "first_failure",
         "judge each clause until its first failure: later tests of a failed clause are skipped "
         "(not run); enough for a verdict, as the self-check's broken runs need",
-        "bool",
+        kind="bool",
     ),
-    (
-        "hypothesis-profile",
-        "agenttools_hypothesis_profile",
+    Option(
+        "hypothesis_profile",
         "hypothesis profile of the property suites: ci (default), dev, fuzz, verdict (ci unshrunk)",
-        "string",
+        metavar="PROFILE",
     ),
 )
 
 
+def check_options(options: Sequence[Option]) -> None:
+    """Names and flags are unique; checked at import, so a table edited wrong fails at once."""
+    for what, values in (
+        ("names", [o.name for o in options]),
+        ("run flags", [o.run_flag for o in options if o.run_flag]),
+    ):
+        twice = sorted({v for v in values if values.count(v) > 1})
+        if twice:
+            raise ValueError(f"options with the same {what}: {twice}")
+
+
+check_options(OPTIONS)
+
+
+def option(name: str) -> Option:
+    """The row of ``name``; a name no row has is an error that suggests the nearest."""
+    for row in OPTIONS:
+        if row.name == name:
+            return row
+    close = difflib.get_close_matches(name, [o.name for o in OPTIONS], n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    raise KeyError(f"no option {name!r}{hint}")
+
+
 def add_options(parser: pytest.Parser) -> None:
     group = parser.getgroup("agenttools", "agent tools conformance")
-    for suffix, ini, text, kind in OPTIONS:
-        flag = f"--agenttools-{suffix}"
-        dest = ini
-        if kind == "bool":
-            group.addoption(flag, action="store_true", default=None, dest=dest, help=text)
-            parser.addini(ini, text, type="bool", default=False)
+    for row in OPTIONS:
+        if row.kind == "bool":
+            group.addoption(
+                row.flag, action="store_true", default=None, dest=row.ini, help=row.help
+            )
+            parser.addini(row.ini, row.help, type="bool", default=False)
         else:
             group.addoption(
-                flag, action="store", default=None, dest=dest, metavar="VALUE", help=text
+                row.flag,
+                action="store",
+                default=None,
+                dest=row.ini,
+                metavar=row.metavar,
+                help=row.help,
             )
-            parser.addini(ini, text, default="")
+            parser.addini(row.ini, row.help, default="")
 
 
 @dataclass(frozen=True)
@@ -138,6 +209,12 @@ class Settings:
     features: str | None = None
     clauses: str | None = None
     first_failure: bool = False
+    #: every option's value by name, as read (the typed fields above are the kit's own view)
+    values: Mapping[str, Any] = field(default_factory=dict)
+
+    def of(self, row: Option) -> Any:
+        """The value of one option of the table (None where it was not given)."""
+        return self.values.get(row.name)
 
     def target(self, manifest: Mapping[str, Any] | None) -> Target:
         """What this run reaches, for the adapter kinds (``manifest``: the parsed file)."""
@@ -202,7 +279,13 @@ def read_settings(config: pytest.Config) -> Settings:
         raise pytest.UsageError(
             f"--agenttools-hypothesis-profile={profile!r}: choose ci, dev, fuzz or verdict"
         )
+    values: dict[str, Any] = {}
+    for row in OPTIONS:
+        values[row.name] = bool(_value(config, row.ini)) if row.kind == "bool" else text(row.ini)
+    values["call_timeout"] = call_timeout
+    values["hypothesis_profile"] = profile
     return Settings(
+        values=values,
         impl=impl,
         cmd=cmd,
         mcp=mcp,

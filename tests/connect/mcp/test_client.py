@@ -617,7 +617,7 @@ def test_help_lists_the_mcp_options(pytester: pytest.Pytester) -> None:
 
 
 def test_cli_flags(capsys: pytest.CaptureFixture[str]) -> None:
-    from pytest_agenttools.cli.main import build_parser, main
+    from pytest_agenttools.cli.commands import build_parser, main
 
     ns = build_parser().parse_args(["run", "--mcp", "node s.js {tmp}", "--mcp-mapping", "m.toml"])
     assert (ns.mcp, ns.mcp_mapping) == ("node s.js {tmp}", "m.toml")

@@ -24,44 +24,32 @@ EPILOG = "Run `agenttools COMMAND --help` for a command's options."
 
 def run_conformance(
     *,
-    impl: str | None = None,
-    cmd: str | None = None,
-    mcp: str | None = None,
-    mcp_mapping: str | None = None,
-    manifest: str | None = None,
-    expectations: str | None = None,
-    strict: bool = False,
-    report_json: str | None = None,
-    tools: str | None = None,
-    features: str | None = None,
-    clauses: str | None = None,
     pytest_args: Sequence[str] = (),
     pytest_summary: bool = True,
+    report_json: str | None = None,
+    **options: Any,
 ) -> tuple[int, dict[str, Any]]:
     """Run the suite in this process; return pytest's exit code and the report data.
 
-    ``pytest_summary=False`` leaves the conformance section out of pytest's own output (the
-    ``agenttools`` command prints it after pytest's last line instead).
+    ``options`` are the run's options by name (``run.options.OPTIONS``: ``impl``, ``cmd``,
+    ``mcp``, ``mcp_mapping``, ``manifest``, ``expectations``, ``strict``, ``tools``,
+    ``features``, ``clauses``, ``call_timeout`` ...); an unknown name is an error.
+    ``report_json`` is the ``report`` option. ``pytest_summary=False`` leaves the conformance
+    section out of pytest's own output (the ``agenttools`` command prints it after pytest's last
+    line instead).
     """
     from pytest_agenttools.cli.runner import SuiteRun, run_in_process
+    from pytest_agenttools.run.options import option
 
-    return run_in_process(
-        SuiteRun(
-            impl=impl,
-            cmd=cmd,
-            mcp=mcp,
-            mcp_mapping=mcp_mapping,
-            manifest=manifest,
-            expectations=expectations,
-            strict=strict,
-            report=report_json,
-            tools=tools,
-            features=features,
-            clauses=clauses,
-            extra=tuple(pytest_args),
-            pytest_summary=pytest_summary,
-        )
-    )
+    for name in options:
+        try:
+            option(name)
+        except KeyError as exc:
+            raise TypeError(f"run_conformance: {exc.args[0]}") from None
+    if report_json is not None:
+        options["report"] = report_json
+    run = SuiteRun.from_options(options, extra=tuple(pytest_args), pytest_summary=pytest_summary)
+    return run_in_process(run)
 
 
 def _fail(command: str, message: str, code: int = 2) -> int:
@@ -101,29 +89,18 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
     problem = _check_selection(ns)
     if problem:
         return _fail("run", problem)
-    code, report = run_conformance(
-        impl=ns.impl,
-        cmd=ns.cmd,
-        mcp=ns.mcp,
-        mcp_mapping=ns.mcp_mapping,
-        manifest=ns.manifest,
-        expectations=ns.expectations,
-        strict=ns.strict,
-        report_json=ns.report_json,
-        tools=ns.tools,
-        features=ns.features,
-        clauses=ns.clauses,
-        pytest_args=extra,
-        pytest_summary=False,
-    )
+    from pytest_agenttools.run.options import OPTIONS
+
+    options = {row.name: getattr(ns, row.name) for row in OPTIONS if row.run_flag}
+    code, report = run_conformance(pytest_args=extra, pytest_summary=False, **options)
     if report:
         from pytest_agenttools.report.render import Run, terminal_lines
         from pytest_agenttools.spec.clauses import load
 
-        run = Run.from_report(report, load(), ns.report_json or "")
+        run = Run.from_report(report, load(), ns.report or "")
         print("\n".join(terminal_lines(run, verbose=ns.verbose)))
-        if ns.report_json:
-            print(f"  report written to {ns.report_json}")
+        if ns.report:
+            print(f"  report written to {ns.report}")
     summary = report.get("summary", {})
     clean = report and summary.get("failed", 0) == 0 and summary.get("error", 0) == 0
     if code == 0 and clean:
@@ -409,30 +386,24 @@ def _init(ns: argparse.Namespace) -> int:
     return 0
 
 
-def _implementation_options(parser: argparse.ArgumentParser) -> None:
+def _table_options(parser: argparse.ArgumentParser, *, call: bool = False) -> None:
+    """The options of the table (``run.options.OPTIONS``) that this command takes: each row
+    with a ``run_flag`` for ``run``, the rows marked ``call`` for ``call``; help from the row."""
+    from pytest_agenttools.run.options import OPTIONS
+
     which = parser.add_mutually_exclusive_group()
-    which.add_argument(
-        "--impl",
-        metavar="FACTORY",
-        help="in-process factory 'package.module:factory' or 'path/to/adapter.py:factory' "
-        "(default: the bundled reference implementation)",
-    )
-    which.add_argument(
-        "--cmd", metavar="COMMAND", help="command that starts a stdio implementation server"
-    )
-    which.add_argument(
-        "--mcp",
-        metavar="COMMAND",
-        help="command that starts an MCP tool server ({tmp}: the workspace directory)",
-    )
-    parser.add_argument(
-        "--mcp-mapping",
-        metavar="FILE",
-        help="TOML mapping of the canonical tools to the MCP server's tools (docs/mcp-adapter.md)",
-    )
-    parser.add_argument(
-        "--manifest", metavar="FILE", help="TOML manifest laid over the implementation's own"
-    )
+    for row in OPTIONS:
+        if not row.run_flag or (call and not row.call):
+            continue
+        target = which if row.chooses_implementation else parser
+        help_text = f"{row.help} (pytest: {row.flag})"
+        if row.kind == "bool":
+            target.add_argument(row.run_flag, dest=row.name, action="store_true", help=help_text)
+        else:
+            kind = float if row.kind == "float" else str
+            target.add_argument(
+                row.run_flag, dest=row.name, type=kind, metavar=row.metavar, help=help_text
+            )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -452,20 +423,7 @@ def build_parser() -> argparse.ArgumentParser:
         "when every test passed or matched an expectation. Arguments after -- go to pytest "
         "(e.g. -- -n auto, -- -k bom).",
     )
-    _implementation_options(run)
-    run.add_argument("--expectations", metavar="FILE", help="TOML expectations file")
-    run.add_argument(
-        "--strict",
-        action="store_true",
-        help="stale or unmatched expectation entries, and TODO reasons, fail the run "
-        "(pytest: --agenttools-strict)",
-    )
-    run.add_argument("--report-json", metavar="FILE", help="write the JSON report here")
-    run.add_argument("--tools", help="only these tools' clauses (comma-separated: edit,bash)")
-    run.add_argument("--features", help="only clauses with these features or tags (bom,crlf)")
-    run.add_argument(
-        "--clauses", help="only the tests of these clauses (comma-separated: EDIT-RA-02,READ-LN-01)"
-    )
+    _table_options(run)
     run.add_argument(
         "-v", "--verbose", action="store_true", help="list every clause, with failing assertions"
     )
@@ -478,7 +436,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     call.add_argument("tool", help="canonical tool name (read, write, edit, grep, glob, bash)")
     call.add_argument("arguments", help='the arguments as a JSON object, e.g. \'{"path": "a"}\'')
-    _implementation_options(call)
+    _table_options(call, call=True)
     call.add_argument("--cwd", metavar="DIR", help="the call's working directory (default: .)")
     call.add_argument(
         "--timeout", type=float, default=60.0, metavar="S", help="seconds to wait (default 60)"
