@@ -64,7 +64,7 @@ class Group:
     """A tool (or tool family) and the reference modules its suite is meant to pin down.
 
     ``suite`` is the ``--agenttools-tools`` value the group's tests run with; ``extra_tests``
-    adds kit tests of the reference (tests/test_reference_*.py style) that judge what no
+    adds kit tests of the reference (tests/implementations/reference/ style) that judge what no
     conformance clause should: they must exist in the staged tree's ``tests/``.
     """
 
@@ -82,23 +82,23 @@ GROUPS: tuple[Group, ...] = (
         "read",
         ("read", "edit"),
         ("read", "read_pdf", "read_notebook", "sniff", "textcodec"),
-        ("tests/implementations/reference/test_read_policy.py",),
+        ("implementations/reference/test_read_policy.py",),
     ),
     Group(
         "write",
         ("write", "edit"),
         ("write", "mutation_queue"),
-        ("tests/implementations/reference/test_write_policy.py",),
+        ("implementations/reference/test_write_policy.py",),
     ),
     Group(
         "edit",
         ("edit",),
         ("edit", "text_match", "diffing"),
         (
-            "tests/implementations/reference/test_edit_policy.py",
-            "tests/implementations/reference/test_diffing.py",
-            "tests/implementations/reference/test_text_match.py",
-            "tests/implementations/reference/test_edit.py",
+            "implementations/reference/test_edit_policy.py",
+            "implementations/reference/test_diffing.py",
+            "implementations/reference/test_text_match.py",
+            "implementations/reference/test_edit.py",
         ),
     ),
     Group(
@@ -116,13 +116,13 @@ GROUPS: tuple[Group, ...] = (
             "search_root",
         ),
         (
-            "tests/implementations/reference/test_search_policy.py",
-            "tests/implementations/reference/test_search_units.py",
-            "tests/implementations/reference/test_globmatch.py",
-            "tests/implementations/reference/test_glob.py",
-            "tests/implementations/reference/test_grep.py",
-            "tests/implementations/reference/test_ripgrep.py",
-            "tests/implementations/reference/test_search_helpers.py",
+            "implementations/reference/test_search_policy.py",
+            "implementations/reference/test_search_units.py",
+            "implementations/reference/test_globmatch.py",
+            "implementations/reference/test_glob.py",
+            "implementations/reference/test_grep.py",
+            "implementations/reference/test_ripgrep.py",
+            "implementations/reference/test_search_helpers.py",
         ),
     ),
     Group(
@@ -138,11 +138,11 @@ GROUPS: tuple[Group, ...] = (
             "command_analysis",
         ),
         (
-            "tests/implementations/reference/test_output_capture.py",
-            "tests/implementations/reference/test_bash_units.py",
-            "tests/implementations/reference/test_tasks.py",
-            "tests/implementations/reference/test_processes.py",
-            "tests/implementations/reference/test_bash_policy.py",
+            "implementations/reference/test_output_capture.py",
+            "implementations/reference/test_bash_units.py",
+            "implementations/reference/test_tasks.py",
+            "implementations/reference/test_processes.py",
+            "implementations/reference/test_bash_policy.py",
         ),
     ),
     Group(
@@ -150,8 +150,8 @@ GROUPS: tuple[Group, ...] = (
         ("read", "write", "edit", "grep", "glob", "bash"),
         ("paths", "arguments", "results", "toolbox", "limits", "context", "fsport"),
         (
-            "tests/implementations/reference/test_shared_policy.py",
-            "tests/implementations/reference/test_units.py",
+            "implementations/reference/test_shared_policy.py",
+            "implementations/reference/test_units.py",
         ),
     ),
 )

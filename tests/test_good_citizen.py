@@ -98,15 +98,14 @@ def test_plugin_imports_only_its_own_modules_and_the_standard_library(tmp_path: 
     assert "pytest_agenttools.implementations.reference" not in added
 
 
-@pytest.mark.parametrize(("where", "xdist"), [("installed", "-p no:xdist"), ("checkout", "-n 2")])
+@pytest.mark.parametrize(("where", "xdist"), [("elsewhere", "-p no:xdist"), ("checkout", "-n 2")])
 def test_suite_runs_by_path(tmp_path: Path, where: str, xdist: str) -> None:
     """``pytest .../conformance/test_read.py``: its conftest reads the session in its own
-    ``pytest_configure``, which runs before the plugin's unless the plugin goes first."""
-    if where == "installed":
-        target, cwd = str(suite_dir() / "test_read.py"), tmp_path
-    else:
-        target, cwd = "src/pytest_agenttools/conformance/test_read.py", CHECKOUT
-    proc = _pytest(["-q", *xdist.split(), target], cwd)
+    ``pytest_configure``, which runs before the plugin's unless the plugin goes first. Run from
+    a scratch directory and from the checkout's root, where the src layout keeps the source
+    tree from standing in for the installed suite (with an editable install they are one)."""
+    target = str(suite_dir() / "test_read.py")
+    proc = _pytest(["-q", *xdist.split(), target], tmp_path if where == "elsewhere" else CHECKOUT)
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output
     assert "INTERNALERROR" not in output
