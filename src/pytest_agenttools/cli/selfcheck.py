@@ -194,7 +194,7 @@ def alternative_run(
 ) -> SuiteRun:
     """The whole suite (or ``tools``' part) against alternative ``name``, in process or served
     over stdio by ``agenttools serve --impl``."""
-    spec = f"{ALTERNATIVES_PACKAGE}:{name}"
+    spec = f"{ALTERNATIVES_PACKAGE}.{name}:create"
     return SuiteRun(
         impl=None if stdio else spec,
         cmd=f"agenttools serve --impl {spec}" if stdio else None,

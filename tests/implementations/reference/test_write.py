@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from pytest_agenttools.harness.assertions import apply_unified_patch
-from pytest_agenttools.implementations.alternatives.write import KeepsCrlf
+from pytest_agenttools.implementations.alternatives.presenters.write import KeepsCrlf
 from pytest_agenttools.implementations.reference import create, fsport, paths
 from pytest_agenttools.implementations.reference.mutation_queue import MutationQueue
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from pytest_agenttools.harness.assertions import apply_unified_patch
-from pytest_agenttools.implementations.alternatives.write import KeepsCrlf
+from pytest_agenttools.implementations.alternatives.presenters.write import KeepsCrlf
 from pytest_agenttools.implementations.reference import create, fsport, mutation_queue, write
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.limits import Limits

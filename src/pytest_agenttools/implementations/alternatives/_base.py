@@ -1,11 +1,11 @@
-"""The machinery of the alternative implementations: a style, its rewrites, its manifest."""
+"""The machinery of the alternative implementations: a style, what it does to each tool, and
+the reference run under it."""
 
 from __future__ import annotations
 
 import copy
-import importlib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
@@ -15,64 +15,46 @@ TOOL_MODULES = ("read", "write", "edit", "grep", "glob", "bash")
 
 
 @dataclass(frozen=True)
+class Setup:
+    """What a style changes in the reference's constructor for one tool: its limits and their
+    units, its operations ports and its tools' ``run`` functions, each by the reference's own
+    names (``read.max_bytes``, ``bash`` ...)."""
+
+    limits: Mapping[str, Any] = field(default_factory=dict)
+    units: Mapping[str, str] = field(default_factory=dict)
+    ops: Mapping[str, Any] = field(default_factory=dict)
+    runs: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolStyle:
+    """What a style does to one tool: rewrite its results, lay a fragment over the manifest,
+    set the reference up another way."""
+
+    present: Present | None = None
+    manifest: Mapping[str, Any] = field(default_factory=dict)
+    setup: Setup = field(default_factory=Setup)
+
+
+@dataclass(frozen=True)
 class Style:
-    """One alternative: what real tool it is modelled on, and how it differs from the reference."""
+    """One alternative: what real tool it is modelled on, and how it differs from the reference,
+    tool by tool (a tool it leaves as the reference has it is None)."""
 
     name: str
     modelled_on: str
     summary: str
+    read: ToolStyle | None = None
+    write: ToolStyle | None = None
+    edit: ToolStyle | None = None
+    grep: ToolStyle | None = None
+    glob: ToolStyle | None = None
+    bash: ToolStyle | None = None
 
-
-STYLES: Mapping[str, Style] = {
-    style.name: style
-    for style in (
-        Style(
-            "tab_absolute",
-            "Claude Code",
-            "line numbers with a tab, absolute paths in search results, its own error wording",
-        ),
-        Style(
-            "header_first",
-            "Gemini CLI",
-            "truncation notices before the content, 0-based read offsets, grep matches grouped "
-            "per file, bash output under labels",
-        ),
-        Style(
-            "raw_text",
-            "pi",
-            "no line numbers, pi's notices and wording, `path:N: text` grep lines",
-        ),
-        Style(
-            "renamed_arguments",
-            "OpenCode",
-            "its own argument names (filePath, oldString, startLine ...) in every error",
-        ),
-        Style(
-            "refuses_sensitive",
-            "a policy-enforcing MCP server",
-            "a search rooted in a sensitive directory is refused with an error, not answered empty",
-        ),
-        Style(
-            "reworded_errors",
-            "Codex",
-            "every error worded differently, with its own vocabulary",
-        ),
-        Style(
-            "char_units",
-            "Claude Code's output caps",
-            "size limits counted in characters, not bytes",
-        ),
-        Style(
-            "tagged",
-            "Cursor",
-            "results wrapped in tags, read lines as `L12: text`",
-        ),
-    )
-}
-
-
-def _tool_module(tool: str) -> Any:
-    return importlib.import_module(f"{__package__}.{tool}")
+    def tools(self) -> dict[str, ToolStyle]:
+        """The tools it changes, in the table's order."""
+        values = {f.name: getattr(self, f.name) for f in fields(self) if f.name in TOOL_MODULES}
+        return {tool: value for tool, value in values.items() if value is not None}
 
 
 def merge(base: dict[str, Any], fragment: Mapping[str, Any]) -> dict[str, Any]:
@@ -94,31 +76,24 @@ class Alternative(ReferenceTools):
     #: every alternative drops the reference's byte-exact output profile (its goldens)
     BASE_MANIFEST: Mapping[str, Any] = {"output": {"profile": None}}
 
-    def __init__(self, style: str, limits: Mapping[str, Any] | None = None) -> None:
-        if style not in STYLES:
-            raise ValueError(f"unknown style {style!r}; known: {', '.join(STYLES)}")
-        self.style = style
+    def __init__(self, style: Style, limits: Mapping[str, Any] | None = None) -> None:
+        self.style = style.name
         self.presenters: dict[str, Present] = {}
         fragments: list[Mapping[str, Any]] = [self.BASE_MANIFEST]
-        setup: dict[str, Any] = {}
-        for tool in TOOL_MODULES:
-            module = _tool_module(tool)
-            present = getattr(module, "PRESENT", {}).get(style)
-            if present is not None:
-                self.presenters[tool] = present
+        setup: dict[str, dict[str, Any]] = {"limits": {}, "units": {}, "ops": {}, "runs": {}}
+        for tool, changes in style.tools().items():
+            if changes.present is not None:
+                self.presenters[tool] = changes.present
                 if tool == "bash":
-                    self.presenters["task_output"] = present
-            fragment = getattr(module, "MANIFEST", {}).get(style)
-            if fragment:
-                fragments.append(fragment)
-            for key, value in getattr(module, "SETUP", {}).get(style, {}).items():
-                # limits, units, ops and runs are per tool: several tool modules may add theirs
-                if isinstance(value, Mapping):
-                    setup[key] = {**setup.get(key, {}), **value}
-                else:
-                    setup[key] = value
+                    self.presenters["task_output"] = changes.present
+            if changes.manifest:
+                fragments.append(changes.manifest)
+            # limits, units, ops and runs are per tool: several tools may add theirs
+            for part in fields(Setup):
+                setup[part.name].update(getattr(changes.setup, part.name))
         self.fragments = fragments
-        super().__init__({**setup.pop("limits", {}), **(limits or {})}, **setup)
+        given = {k: v for k, v in setup.items() if v and k != "limits"}
+        super().__init__({**setup["limits"], **(limits or {})}, **given)
 
     def manifest(self) -> dict[str, Any]:
         manifest = super().manifest()

@@ -26,20 +26,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_agenttools.implementations.alternatives.grep import (
-    Present,
+from pytest_agenttools.implementations.alternatives.presenters.grep import (
     absolute,
     argument,
     below,
-    codex_errors,
     own_names,
     reference_notes,
-    refuse_sensitive,
-    rewrite,
     search_root,
     text_of,
 )
-from pytest_agenttools.implementations.reference.search_ops import GlobOps
 
 ARGUMENTS = ("pattern", "path", "include_ignored", "sort", "offset", "limit")
 
@@ -144,23 +139,3 @@ def _cursor(arguments: Any, cwd: str, result: dict[str, Any], found: dict[str, A
 
 def _cursor_errors(arguments: Any, cwd: str, result: dict[str, Any]) -> str:
     return f'<error tool="glob">{text_of(result)}</error>'
-
-
-PRESENT: Mapping[str, Present] = {
-    "tab_absolute": rewrite(_claude, _claude_errors),
-    "header_first": rewrite(_gemini),
-    "raw_text": rewrite(_pi),
-    "renamed_arguments": rewrite(_opencode, _opencode_errors),
-    "refuses_sensitive": refuse_sensitive("glob"),
-    "reworded_errors": rewrite(lambda a, c, r, f: text_of(r), codex_errors("glob", ARGUMENTS)),
-    "tagged": rewrite(_cursor, _cursor_errors),
-}
-MANIFEST: Mapping[str, Mapping[str, Any]] = {
-    "header_first": {"dialect": {"glob": "minimatch"}},
-    "renamed_arguments": {"dialect": {"arguments": OPENCODE_NAMES}},
-    "reworded_errors": {"dialect": {"glob": "bash"}},
-}
-SETUP: Mapping[str, Mapping[str, Any]] = {
-    "header_first": {"ops": {"glob": GlobOps("minimatch", dot=True)}},
-    "reworded_errors": {"ops": {"glob": GlobOps("bash")}},
-}

@@ -351,18 +351,3 @@ def _cursor(arguments: Any, cwd: str, result: dict[str, Any]) -> dict[str, Any]:
         result,
         f'<edit_result path="{path}" replacements="{count}">The edit was applied.</edit_result>',
     )
-
-
-PRESENT: Mapping[str, Present] = {
-    "tab_absolute": _claude,
-    "header_first": _gemini,
-    "raw_text": _pi,
-    "renamed_arguments": _opencode,
-    "reworded_errors": _codex,
-    "tagged": _cursor,
-}
-MANIFEST: Mapping[str, Mapping[str, Any]] = {
-    "raw_text": {"dialect": {"arguments": {f"edit.{k}": v for k, v in PI.items()}}},
-    "renamed_arguments": {"dialect": {"arguments": {f"edit.{k}": v for k, v in OPENCODE.items()}}},
-}
-SETUP: Mapping[str, Mapping[str, Any]] = {}

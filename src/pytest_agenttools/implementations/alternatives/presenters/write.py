@@ -289,22 +289,3 @@ def _cursor_error(arguments: Any, cwd: str, details: Mapping[str, Any], message:
         return f"<error>Invalid arguments for write: `{name}` {problem}</error>"
     renamed = re.sub(r"^content\b", "contents", re.sub(r"^path\b", "file_path", message))
     return f"<error>{renamed}</error>"
-
-
-PRESENT: Mapping[str, Present] = {
-    "tab_absolute": _restyle(_claude_success, _claude_error),
-    "header_first": _restyle(_gemini_success, _gemini_error),
-    "raw_text": _restyle(_pi_success, _pi_error),
-    "renamed_arguments": _restyle(_opencode_success, _opencode_error),
-    "reworded_errors": _restyle(_codex_success, _codex_error),
-    "tagged": _restyle(_cursor_success, _cursor_error),
-}
-MANIFEST: Mapping[str, Mapping[str, Any]] = {
-    "tab_absolute": {"dialect": {"arguments": {"write.path": "file_path"}}},
-    "header_first": {"dialect": {"arguments": {"write.path": "file_path"}}},
-    "renamed_arguments": {"dialect": {"arguments": {"write.path": "filePath"}}},
-    "tagged": {"dialect": {"arguments": {"write.path": "file_path", "write.content": "contents"}}},
-}
-SETUP: Mapping[str, Mapping[str, Any]] = {
-    "tab_absolute": {"ops": {"write": KeepsCrlf()}},
-}

@@ -400,18 +400,3 @@ def chain(*steps: Present) -> Present:
         return result
 
     return present
-
-
-PRESENT: Mapping[str, Present] = {
-    "tab_absolute": rewrite(_claude, _claude_errors),
-    "header_first": rewrite(_gemini),
-    "raw_text": rewrite(_pi),
-    "renamed_arguments": rewrite(_opencode, _opencode_errors),
-    "refuses_sensitive": refuse_sensitive("grep"),
-    "reworded_errors": rewrite(lambda a, c, r, f: text_of(r), codex_errors("grep", ARGUMENTS)),
-    "tagged": rewrite(_cursor, _cursor_errors),
-}
-MANIFEST: Mapping[str, Mapping[str, Any]] = {
-    "renamed_arguments": {"dialect": {"arguments": OPENCODE_NAMES}},
-}
-SETUP: Mapping[str, Mapping[str, Any]] = {}

@@ -383,27 +383,3 @@ def _reword_media(
         }.get(style, text)
         return _set_text(result, label)
     return result
-
-
-PRESENT: Mapping[str, Present] = {
-    "tab_absolute": _tab_absolute,
-    "header_first": _header_first,
-    "raw_text": _raw_text,
-    "renamed_arguments": _renamed,
-    "reworded_errors": _reworded,
-    "tagged": _tagged,
-}
-MANIFEST: Mapping[str, Mapping[str, Any]] = {
-    "tab_absolute": {"output": {"line_numbers": "tab"}},
-    "header_first": {"output": {"line_numbers": "none"}, "dialect": {"offset_base": {"read": 0}}},
-    "raw_text": {"output": {"line_numbers": "none"}},
-    "renamed_arguments": {
-        "output": {"line_numbers": "none"},
-        "dialect": {"arguments": {f"read.{k}": v for k, v in RENAMED.items()}},
-    },
-    "tagged": {"output": {"line_numbers": "none"}},
-}
-SETUP: Mapping[str, Mapping[str, Any]] = {
-    "raw_text": {"runs": {"read": _clamped_run}},
-    "char_units": {"units": {"read.max_bytes": "chars"}},
-}
