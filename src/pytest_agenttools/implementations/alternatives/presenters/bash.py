@@ -1,9 +1,9 @@
 """How each alternative presents `bash` and `task_output` results, and what its manifest says.
 
-``PRESENT[style](arguments, cwd, result) -> result`` rewrites a finished reference result (its
+A presenter ``(arguments, cwd, result) -> result`` rewrites a finished reference result (its
 text and free-form details; never its observation or isError unless the style's behaviour
-legitimately differs). ``MANIFEST[style]`` is merged over the reference's manifest;
-``SETUP[style]`` holds constructor arguments for the reference (another operations port ...).
+legitimately differs). A style module (``alternatives/<style>.py``) picks one per tool, with
+the manifest fragment and reference set-up (another operations port ...) that go with it.
 
 Each text is built from the observation, in the manner of the real tool the style is modelled
 on: Claude Code's plain output with its own notices, Gemini CLI's labelled fields with the

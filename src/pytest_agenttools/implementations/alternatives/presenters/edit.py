@@ -1,9 +1,9 @@
 """How each alternative presents `edit` results, and what its manifest says about `edit`.
 
-``PRESENT[style](arguments, cwd, result) -> result`` rewrites a finished reference result (its
+A presenter ``(arguments, cwd, result) -> result`` rewrites a finished reference result (its
 text and free-form details; never its observation or isError unless the style's behaviour
-legitimately differs). ``MANIFEST[style]`` is merged over the reference's manifest;
-``SETUP[style]`` holds constructor arguments for the reference (another operations port ...).
+legitimately differs). A style module (``alternatives/<style>.py``) picks one per tool, with
+the manifest fragment and reference set-up (another operations port ...) that go with it.
 
 Each style words its results the way the real tool it is modelled on does, with the facts the
 spec asks of every correct tool (the file, the argument in its own names, the count and lines

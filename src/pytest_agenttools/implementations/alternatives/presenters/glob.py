@@ -1,9 +1,9 @@
 """How each alternative presents `glob` results, and what its manifest says about `glob`.
 
-``PRESENT[style](arguments, cwd, result) -> result`` rewrites a finished reference result (its
+A presenter ``(arguments, cwd, result) -> result`` rewrites a finished reference result (its
 text and free-form details; never its observation or isError unless the style's behaviour
-legitimately differs). ``MANIFEST[style]`` is merged over the reference's manifest;
-``SETUP[style]`` holds constructor arguments for the reference (another operations port ...).
+legitimately differs). A style module (``alternatives/<style>.py``) picks one per tool, with
+the manifest fragment and reference set-up (another operations port ...) that go with it.
 
 - ``tab_absolute`` (Claude Code): absolute paths, one per line, ``No files found``.
 - ``header_first`` (Gemini CLI): the paging notice first, then ``Found N file(s) matching

@@ -1,9 +1,9 @@
 """How each alternative presents `read` results, and what its manifest says about `read`.
 
-``PRESENT[style](arguments, cwd, result) -> result`` rewrites a finished reference result (its
+A presenter ``(arguments, cwd, result) -> result`` rewrites a finished reference result (its
 text and free-form details; never its observation or isError unless the style's behaviour
-legitimately differs). ``MANIFEST[style]`` is merged over the reference's manifest;
-``SETUP[style]`` holds constructor arguments for the reference (another operations port ...).
+legitimately differs). A style module (``alternatives/<style>.py``) picks one per tool, with
+the manifest fragment and reference set-up (another operations port ...) that go with it.
 
 Every style re-renders a text page from its observation, so the lines are exactly what the
 reference showed; what changes is the layout, the notices and the words:

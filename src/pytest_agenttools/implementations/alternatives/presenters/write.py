@@ -1,9 +1,9 @@
 """How each alternative presents `write` results, and what its manifest says about `write`.
 
-``PRESENT[style](arguments, cwd, result) -> result`` rewrites a finished reference result (its
+A presenter ``(arguments, cwd, result) -> result`` rewrites a finished reference result (its
 text and free-form details; never its observation or isError unless the style's behaviour
-legitimately differs). ``MANIFEST[style]`` is merged over the reference's manifest;
-``SETUP[style]`` holds constructor arguments for the reference (another operations port ...).
+legitimately differs). A style module (``alternatives/<style>.py``) picks one per tool, with
+the manifest fragment and reference set-up (another operations port ...) that go with it.
 
 Each style follows the real tool it is modelled on: its success wording (with a path, without
 one, with a byte count or not), its argument names in errors, its error vocabulary. One style
