@@ -14,7 +14,6 @@ import os
 import signal
 import stat
 import subprocess
-import sys
 import threading
 import unicodedata
 from pathlib import Path
@@ -35,6 +34,7 @@ from pytest_agenttools.implementations.reference import bash as bash_module
 from pytest_agenttools.implementations.reference import edit as edit_module
 from pytest_agenttools.implementations.reference import read as read_module
 from pytest_agenttools.implementations.reference.arguments import Param
+from pytest_agenttools.implementations.reference.definition import ToolDefinition
 from pytest_agenttools.implementations.reference.mutation_queue import MutationQueue
 from pytest_agenttools.implementations.reference.results import ToolError
 
@@ -519,14 +519,25 @@ def test_the_trace_of_an_internal_error_keeps_its_last_eight_frames(tmp_path: Pa
 
 
 def test_a_tool_whose_module_is_missing_is_not_offered(monkeypatch: pytest.MonkeyPatch) -> None:
-    modules = {"read": "read", "ghost": "no_such_tool_module", "write": "write"}
+    modules = ("read", "no_such_tool_module", "write")
     monkeypatch.setattr(toolbox, "TOOL_MODULES", modules)
     assert sorted(toolbox.ReferenceTools().tools) == ["read", "write"]
 
 
+def test_a_module_whose_tools_are_not_definitions_is_an_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(read_module, "TOOLS", ({"name": "read"},))
+    with pytest.raises(
+        TypeError, match=r"reference\.read\.TOOLS must be a tuple of ToolDefinition"
+    ):
+        toolbox.load_tools()
+
+
 def test_features_of_modules_without_any(tmp_path: Path) -> None:
     tools = toolbox.ReferenceTools()
-    tools.modules = [type(sys)("bare"), read_module]
+    bare = ToolDefinition("bare", read_module.run)
+    tools.definitions = {"bare": bare, "read": read_module.TOOLS[0]}
     assert tools.features() == sorted(read_module.FEATURES)
 
 
@@ -566,8 +577,8 @@ def test_an_instance_is_made_of_what_it_is_given(tmp_path: Path) -> None:
     assert tools._refused == {"bash": bash_module.REFUSED, "task_output": bash_module.REFUSED}
     plain = toolbox.ReferenceTools()
     assert plain.queue is not queue and isinstance(plain.queue, MutationQueue)
-    assert sorted(plain.tools) == sorted(toolbox.TOOL_MODULES)
-    assert len(plain.modules) == 6, "bash and task_output share one module"
+    assert sorted(plain.tools) == sorted([*toolbox.TOOL_MODULES, "task_output"])
+    assert plain.ops["task_output"] is bash_module.OPS, "task_output shares bash's port"
 
 
 def test_the_manifest_names_every_tool_feature_and_limit() -> None:
@@ -585,7 +596,7 @@ def test_the_manifest_names_every_tool_feature_and_limit() -> None:
         "version": toolbox.VERSION,
         "protocol": "agenttools/2",
         "spec_version": toolbox.SPEC_VERSION,
-        "tools": sorted(toolbox.TOOL_MODULES),
+        "tools": sorted([*toolbox.TOOL_MODULES, "task_output"]),
         "features": features,
         "output": {"line_numbers": "arrow", "profile": "agenttools-reference/1"},
         "limits": tools.limits.declared(),
@@ -604,20 +615,19 @@ def test_shutdown_stops_every_tool_even_when_one_fails(
 ) -> None:
     stopped: list[str] = []
 
-    def module(name: str, fails: bool | None) -> Any:
-        made: Any = type(sys)(name)
-
+    def tool(name: str, fails: bool | None) -> tuple[str, ToolDefinition]:
         def shutdown(services: dict[str, Any]) -> None:
             stopped.append(name)
             if fails:
                 raise RuntimeError(name)
 
-        if fails is not None:
-            made.shutdown = shutdown
-        return made
+        stop = shutdown if fails is not None else None
+        return name, ToolDefinition(name, read_module.run, shutdown=stop)
 
     tools = toolbox.ReferenceTools()
-    tools.modules = [module("first", True), module("no_shutdown", None), module("second", False)]
+    tools.definitions = dict(
+        [tool("first", True), tool("no_shutdown", None), tool("second", False)]
+    )
     closed: list[bool] = []
 
     def close() -> int:
@@ -636,7 +646,7 @@ def test_shutdown_stops_every_tool_even_when_one_fails(
 
     monkeypatch.setattr(tools.queue, "close", broken_close)
     caplog.clear()
-    tools.modules = []
+    tools.definitions = {}
     with caplog.at_level("ERROR", logger="agenttools.reference"):
         tools.shutdown()
     assert [r.getMessage() for r in caplog.records] == ["sweeping temp files at shutdown failed"]

@@ -92,8 +92,12 @@ class Alternative(ReferenceTools):
             for part in fields(Setup):
                 setup[part.name].update(getattr(changes.setup, part.name))
         self.fragments = fragments
-        given = {k: v for k, v in setup.items() if v and k != "limits"}
-        super().__init__({**setup["limits"], **(limits or {})}, **given)
+        super().__init__(
+            {**setup["limits"], **(limits or {})},
+            ops=setup["ops"] or None,
+            runs=setup["runs"] or None,
+            units=setup["units"] or None,
+        )
 
     def manifest(self) -> dict[str, Any]:
         manifest = super().manifest()

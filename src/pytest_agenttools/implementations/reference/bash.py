@@ -26,6 +26,7 @@ from typing import Any
 from pytest_agenttools.implementations.reference import command_analysis, rm_shim
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.definition import ToolDefinition
 from pytest_agenttools.implementations.reference.env_sanitize import (
     InvalidMode,
     Sanitized,
@@ -479,3 +480,20 @@ def shutdown(services: dict[str, Any]) -> None:
     if table is not None:
         table.shutdown()
     rm_shim.remove(services)
+
+
+#: the tools of this module, as the toolbox reads them
+TOOLS = (
+    ToolDefinition(
+        "bash",
+        run,
+        features=FEATURES,
+        limits=LIMITS,
+        ops=OPS,
+        refused=REFUSED,
+        methods=METHODS,
+        shutdown=shutdown,
+    ),
+    # task_output shares bash's port and, when it cannot run, its refused details
+    ToolDefinition("task_output", run_task_output, ops=OPS, refused=REFUSED),
+)

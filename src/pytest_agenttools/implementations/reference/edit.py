@@ -23,6 +23,7 @@ from typing import Any
 from pytest_agenttools.implementations.reference import diffing, fsport, paths, textcodec
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.definition import ToolDefinition
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
 from pytest_agenttools.implementations.reference.text_match import (
     FuzzyView,
@@ -489,3 +490,7 @@ def _result(
     if notes:
         text += " " + " ".join(notes)
     return text_result(text, **details)
+
+
+#: the tools of this module, as the toolbox reads them
+TOOLS = (ToolDefinition("edit", run, features=FEATURES, limits=LIMITS, ops=OPS),)

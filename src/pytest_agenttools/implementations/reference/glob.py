@@ -21,6 +21,7 @@ from typing import Any
 from pytest_agenttools.implementations.reference import search_filters, search_input, search_root
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.definition import ToolDefinition
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
 from pytest_agenttools.implementations.reference.search_ops import GlobOps
 from pytest_agenttools.implementations.reference.search_paging import (
@@ -227,3 +228,7 @@ def _narrow(pattern: str, root: str, cwd: str) -> bool:
     first_is_literal = len(parts) > 1 and not search_filters.any_glob_chars(parts[0])
     last_is_literal = not search_filters.any_glob_chars(parts[-1])
     return first_is_literal or last_is_literal
+
+
+#: the tools of this module, as the toolbox reads them
+TOOLS = (ToolDefinition("glob", run, features=FEATURES, limits=LIMITS, ops=OPS),)

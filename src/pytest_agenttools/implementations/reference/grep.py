@@ -23,6 +23,7 @@ from typing import Any
 from pytest_agenttools.implementations.reference import ripgrep, search_input, search_root
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.definition import ToolDefinition
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
 from pytest_agenttools.implementations.reference.search_ops import GrepOps
 from pytest_agenttools.implementations.reference.search_paging import (
@@ -513,3 +514,7 @@ def _result(
         text = (text + "\n\n" if text else "") + "\n".join(notes)
     details["observation"] = _observation(mode, page, truncated=found.capped, **found_page.observed)
     return text_result(text, **details)
+
+
+#: the tools of this module, as the toolbox reads them
+TOOLS = (ToolDefinition("grep", run, features=FEATURES, limits=LIMITS, ops=OPS),)

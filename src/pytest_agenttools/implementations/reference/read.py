@@ -16,6 +16,7 @@ from typing import Any, BinaryIO
 from pytest_agenttools.implementations.reference import fsport, paths, sniff, textcodec
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.definition import ToolDefinition
 from pytest_agenttools.implementations.reference.limits import Limits
 from pytest_agenttools.implementations.reference.read_notebook import read_notebook
 from pytest_agenttools.implementations.reference.read_pdf import read_pdf
@@ -323,3 +324,7 @@ class Page:
         if notes:
             text += "\n\n" + "\n".join(notes)
         return text
+
+
+#: the tools of this module, as the toolbox reads them
+TOOLS = (ToolDefinition("read", run, features=FEATURES, ops=OPS),)

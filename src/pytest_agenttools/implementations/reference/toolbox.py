@@ -8,13 +8,10 @@ one into an ``internal`` error result (a plain message; the trace goes to ``deta
 raises are protocol faults (``results.ProtocolFault``: an unknown tool, a malformed ``env``),
 which the server answers as JSON-RPC errors.
 
-Tools are modules named in ``TOOL_MODULES``. A tool module provides ``run(arguments, ctx)`` (or
-the function named after the colon) and may provide ``FEATURES`` (manifest feature names),
-``LIMITS`` (default limit values, configurable), ``OPS`` (its operations port: the object through
-which it touches files and processes), ``REFUSED`` (details every error result of the tool
-carries when the tool did not get to run, e.g. the observation of a call that ran nothing),
-``METHODS`` (extra protocol methods, each
-``fn(params, services) -> result``) and ``shutdown(services)``.
+The tools come from the modules named in ``TOOL_MODULES``, each ending in ``TOOLS``: a tuple of
+``definition.ToolDefinition`` (its ``run``, features, default limits, operations port, the
+details of a refusal, extra protocol methods, its shutdown). That one typed value is all the
+toolbox reads of a module.
 
 A variant of the reference (the kit's broken and alternative implementations) is this class
 with parts swapped through the constructor: another operations port for a tool (``ops``),
@@ -30,11 +27,11 @@ import os
 import threading
 import traceback
 from collections.abc import Callable, Mapping
-from types import ModuleType
 from typing import Any
 
 from pytest_agenttools.implementations.reference.arguments import described, preview
 from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.definition import Run, ToolDefinition
 from pytest_agenttools.implementations.reference.limits import Limits
 from pytest_agenttools.implementations.reference.mutation_queue import MutationQueue
 from pytest_agenttools.implementations.reference.results import (
@@ -50,18 +47,10 @@ PROTOCOL = "agenttools/2"
 SPEC_VERSION = "0.2"
 OUTPUT_PROFILE = "agenttools-reference/1"
 
-#: canonical tool name -> "module" or "module:function" inside this package
-TOOL_MODULES: Mapping[str, str] = {
-    "read": "read",
-    "write": "write",
-    "edit": "edit",
-    "grep": "grep",
-    "glob": "glob",
-    "bash": "bash",
-    "task_output": "bash:run_task_output",
-}
+#: the tool modules inside this package, in order; each ends in ``TOOLS``
+TOOL_MODULES: tuple[str, ...] = ("read", "write", "edit", "grep", "glob", "bash")
 
-Tool = Callable[[Any, CallContext], dict[str, Any]]
+Tool = Run
 log = logging.getLogger("agenttools.reference")
 
 
@@ -139,23 +128,27 @@ def _internal_error(tool: str) -> dict[str, Any]:
     )
 
 
-def load_tools() -> tuple[dict[str, Tool], dict[str, ModuleType]]:
-    """Import the tool modules that exist; a tool whose module is absent is not offered.
+def load_tools() -> dict[str, ToolDefinition]:
+    """The definitions of the tool modules that exist; a tool whose module is absent is not
+    offered, and a module's ``TOOLS`` that is not a tuple of definitions is an error.
 
     Public so that a batch of runs (``runner.run_batch``) can import them once before it forks."""
-    tools: dict[str, Tool] = {}
-    modules: dict[str, ModuleType] = {}
-    for name, spec in TOOL_MODULES.items():
-        module_name, _, function = spec.partition(":")
+    found: dict[str, ToolDefinition] = {}
+    for module_name in TOOL_MODULES:
         try:
             module = importlib.import_module(f".{module_name}", __package__)
         except ModuleNotFoundError as exc:
             if exc.name == f"{__package__}.{module_name}":
                 continue
             raise
-        tools[name] = getattr(module, function or "run")
-        modules[name] = module
-    return tools, modules
+        definitions = getattr(module, "TOOLS", None)
+        if not isinstance(definitions, tuple) or not all(
+            isinstance(d, ToolDefinition) for d in definitions
+        ):
+            raise TypeError(f"{module.__name__}.TOOLS must be a tuple of ToolDefinition")
+        for definition in definitions:
+            found[definition.name] = definition
+    return found
 
 
 class ReferenceTools:
@@ -170,18 +163,18 @@ class ReferenceTools:
         queue: MutationQueue | None = None,
         units: Mapping[str, str] | None = None,
     ) -> None:
-        self.tools, by_tool = load_tools()
+        self.definitions = load_tools()
+        self.tools: dict[str, Tool] = {name: d.run for name, d in self.definitions.items()}
         self.tools.update(runs or {})
-        self.modules = list(dict.fromkeys(by_tool.values()))
         self._refused: dict[str, Mapping[str, Any]] = {
-            name: module.REFUSED for name, module in by_tool.items() if hasattr(module, "REFUSED")
+            name: d.refused for name, d in self.definitions.items() if d.refused
         }
         defaults: dict[str, Any] = {}
-        for module in self.modules:
-            defaults.update(getattr(module, "LIMITS", {}))
+        for definition in self.definitions.values():
+            defaults.update(definition.limits)
         self.limits = Limits(limits, extra_defaults=defaults, units=units)
         self.ops: dict[str, Any] = {
-            name: module.OPS for name, module in by_tool.items() if hasattr(module, "OPS")
+            name: d.ops for name, d in self.definitions.items() if d.ops is not None
         }
         self.ops.update(ops or {})
         self.queue = queue if queue is not None else MutationQueue()
@@ -190,8 +183,8 @@ class ReferenceTools:
 
     def features(self) -> list[str]:
         found: set[str] = set()
-        for module in self.modules:
-            found.update(getattr(module, "FEATURES", ()))
+        for definition in self.definitions.values():
+            found.update(definition.features)
         return sorted(found)
 
     def manifest(self) -> dict[str, Any]:
@@ -217,8 +210,8 @@ class ReferenceTools:
 
     def method(self, name: str) -> Callable[[Any, dict[str, Any]], Any] | None:
         """An extra protocol method (beyond the four core ones) that some tool provides."""
-        for module in self.modules:
-            found = getattr(module, "METHODS", {}).get(name)
+        for definition in self.definitions.values():
+            found = definition.methods.get(name)
             if found is not None:
                 return found
         return None
@@ -284,14 +277,13 @@ class ReferenceTools:
 
     def shutdown(self) -> None:
         """Release what tools hold (background processes, temp files)."""
-        for module in self.modules:
-            stop = getattr(module, "shutdown", None)
-            if stop is None:
+        for definition in self.definitions.values():
+            if definition.shutdown is None:
                 continue
             try:  # one tool failing to clean up must not keep the others from it
-                stop(self.services)
+                definition.shutdown(self.services)
             except Exception:
-                log.error("shutdown of %s failed", module.__name__, exc_info=True)
+                log.error("shutdown of %s failed", definition.name, exc_info=True)
         try:  # temp files this instance's writes left (WRITE-ATOMIC-01)
             self.queue.close()
         except Exception:

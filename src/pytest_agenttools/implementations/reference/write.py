@@ -16,6 +16,7 @@ from typing import Any
 from pytest_agenttools.implementations.reference import diffing, fsport, paths, textcodec
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.definition import ToolDefinition
 from pytest_agenttools.implementations.reference.results import ToolError, text_result
 
 FEATURES = ("write.patch",)
@@ -185,3 +186,7 @@ def _change_details(
     if change.coarse:
         details["diff_coarse"] = True
     return details
+
+
+#: the tools of this module, as the toolbox reads them
+TOOLS = (ToolDefinition("write", run, features=FEATURES, ops=OPS),)
