@@ -25,24 +25,10 @@ from typing import Any
 
 from pytest_agenttools.connect.mcp.transforms import Context, Spread, Transform, parse_transform
 from pytest_agenttools.harness.contract import TOOLS
+from pytest_agenttools.spec import observation_schema
 
-#: observation keys per tool (docs/adapter-protocol.md); json_fields maps onto these only
-OBSERVATION_KEYS: Mapping[str, frozenset[str]] = {
-    "read": frozenset(
-        {"kind", "start_line", "lines", "cut_lines", "total_lines", "truncated"}
-        | {"truncated_by", "next_offset", "encoding", "bom", "mime_type", "pages", "total_pages"}
-    ),
-    "write": frozenset({"path", "bytes_written", "created", "first_changed_line"}),
-    "edit": frozenset({"path", "replacements", "first_changed_line"}),
-    "grep": frozenset({"mode", "files", "lines", "counts", "truncated", "next_offset", "total"}),
-    "glob": frozenset({"paths", "truncated", "next_offset", "total"}),
-    "bash": frozenset(
-        {"exit_code", "signal", "timed_out", "aborted", "output", "truncated", "output_head"}
-        | {"output_tail", "full_output_path", "full_output_truncated", "timeout_s"}
-        | {"background", "running", "task_id", "env_removed", "trash_dir"}
-    ),
-}
-OBSERVATION_KEYS = {**OBSERVATION_KEYS, "task_output": OBSERVATION_KEYS["bash"]}
+#: observation keys per tool (spec/observations.toml); json_fields maps onto these only
+OBSERVATION_KEYS: Mapping[str, frozenset[str]] = observation_schema.all_keys()
 FIELD_RULE_KEYS = frozenset({"field", "in", "not_in", "default", "argument", "value", "join"})
 
 CWD_PLACEHOLDER = "{cwd}"
