@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import inspect
 import re
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,7 @@ from pytest_agenttools.harness import observations
 from pytest_agenttools.spec import observation_schema
 from tests.support import REPO
 
-PARSERS = {
+PARSERS: dict[str, Any] = {
     "read": observations.ReadObservation,
     "write": observations.WriteObservation,
     "edit": observations.EditObservation,

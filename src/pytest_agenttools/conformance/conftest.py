@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
 
 from pytest_agenttools import Manifest, ToolClient, Workspace
+from pytest_agenttools.conformance.confine_support import Confined, confined_roots
 from pytest_agenttools.conformance.strategies import CI_EXAMPLES
 from pytest_agenttools.run.session import get_session
 
@@ -61,3 +63,10 @@ def manifest(agenttools_manifest: Manifest) -> Manifest:
 def style(agenttools_manifest: Manifest) -> str:
     """The declared line-number style: arrow, tab or none."""
     return agenttools_manifest.line_numbers
+
+
+@pytest.fixture
+def confined(agenttools_client: ToolClient, agenttools_workspace: Workspace) -> Iterator[Confined]:
+    """This test's confinement roots (confine_support.py); lifted when the test ends."""
+    with confined_roots(agenttools_client, agenttools_workspace) as roots:
+        yield roots

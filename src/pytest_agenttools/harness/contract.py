@@ -38,6 +38,9 @@ DIALECT_KEYS = frozenset({"arguments", "offset_base", "glob"})
 DEFAULT_OFFSET_BASE: Mapping[str, int] = {"read": 1, "grep": 0, "glob": 0}
 #: a limit name that starts with this is the implementation's own and is not validated
 PRIVATE_PREFIX = "x-"
+#: settings that are not limits: ``confine.roots`` sets the roots of the confine.* features
+#: (docs/adapter-protocol.md, Confinement)
+OTHER_SETTINGS = frozenset({"confine.roots"})
 
 
 def wire_value(value: Any, *, what: str = "value") -> Any:
@@ -389,7 +392,11 @@ class Manifest:
         limits = _limits(source, table("limits"))
         settings = names("settings")
         for setting in sorted(settings):
-            if setting not in spec.limits and not setting.startswith(PRIVATE_PREFIX):
+            if (
+                setting not in spec.limits
+                and setting not in OTHER_SETTINGS
+                and not setting.startswith(PRIVATE_PREFIX)
+            ):
                 raise ContractViolation(
                     f"{source}: manifest.settings names {setting!r}, which is not a known limit"
                     f"{_suggest(setting, spec.limits)}; settings are limit names that configure "

@@ -538,7 +538,7 @@ def test_features_of_modules_without_any(tmp_path: Path) -> None:
     tools = toolbox.ReferenceTools()
     bare = ToolDefinition("bare", read_module.run)
     tools.definitions = {"bare": bare, "read": read_module.TOOLS[0]}
-    assert tools.features() == sorted(read_module.FEATURES)
+    assert tools.features() == sorted([*read_module.FEATURES, *tools.confinement.features()])
 
 
 def test_a_failing_presentation_is_an_internal_error(tmp_path: Path) -> None:
@@ -588,6 +588,7 @@ def test_the_manifest_names_every_tool_feature_and_limit() -> None:
         | set(toolbox.importlib.import_module(f"{toolbox.__package__}.grep").FEATURES)
         | set(toolbox.importlib.import_module(f"{toolbox.__package__}.glob").FEATURES)
         | set(toolbox.importlib.import_module(f"{toolbox.__package__}.write").FEATURES)
+        | set(tools.confinement.features())
     )
     assert tools.features() == features
     manifest = tools.manifest()
@@ -600,13 +601,14 @@ def test_the_manifest_names_every_tool_feature_and_limit() -> None:
         "features": features,
         "output": {"line_numbers": "arrow", "profile": "agenttools-reference/1"},
         "limits": tools.limits.declared(),
-        "settings": sorted(tools.limits.as_dict()),
+        "settings": sorted([*tools.limits.as_dict(), "confine.roots"]),
     }
     assert tools.initialize({"anything": 1}) == {
         "name": "agenttools-reference",
         "version": toolbox.VERSION,
         "protocol": "agenttools/2",
         "manifest": manifest,
+        "notes": tools.confinement.notes(),
     }
 
 

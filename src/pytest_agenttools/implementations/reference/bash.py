@@ -25,6 +25,7 @@ from typing import Any
 
 from pytest_agenttools.implementations.reference import command_analysis, rm_shim
 from pytest_agenttools.implementations.reference.arguments import Param, check
+from pytest_agenttools.implementations.reference.bash_sandbox import sandboxed_ops
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.definition import ToolDefinition
 from pytest_agenttools.implementations.reference.env_sanitize import (
@@ -182,6 +183,7 @@ def _command_env(
 
 
 def _start(ctx: CallContext, ops: BashOps, command: str, timeout: float, background: bool) -> Task:
+    ops = sandboxed_ops(ctx.services, ops)  # BASH-CONF-01: jailed while confine.roots is set
     env, removed = _command_env(ctx, ops, background)
     table = _tasks(ctx.services)
     task = Task(

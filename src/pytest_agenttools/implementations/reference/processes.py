@@ -25,7 +25,7 @@ import socket
 import subprocess
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -134,6 +134,7 @@ class Supervised:
         tied: bool = True,
         channel: str = "pipe",
         stdin: str = "null",
+        wrap: Sequence[str] = (),
     ) -> None:
         self.channel = channel
         self.leader_pid: int | None = None
@@ -153,6 +154,7 @@ class Supervised:
             "shell": BASH,
             "tied": tied,
             "stdin": stdin,
+            "wrap": list(wrap),
         }
         if not self._from_server(header):
             self._own_interpreter(header)

@@ -94,6 +94,9 @@ class Supervisor:
         self.shell = str(header.get("shell") or "/bin/bash")
         self.tied = header.get("tied", True) is not False
         self.stdin = str(header.get("stdin") or "null")
+        wrap = header.get("wrap") or []
+        #: argv put before the shell (a sandbox: confine.Sandbox.argv)
+        self.wrap = [str(part) for part in wrap] if isinstance(wrap, list) else []
         self.stdin_open = True
         self.wake = wake
         self.me = os.getpid()
@@ -123,6 +126,7 @@ class Supervisor:
                 argv = [self.shell, "-c", self.command]
                 if len(self.command.encode("utf-8", "surrogateescape")) > ARGUMENT_BYTES:
                     argv = [self.shell, self.script_fd()]
+                argv = [*self.wrap, *argv]
                 if self.env is None:
                     os.execv(argv[0], argv)
                 os.execve(argv[0], argv, self.env)

@@ -29,6 +29,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pytest_agenttools.implementations.reference import confine
 from pytest_agenttools.implementations.reference.arguments import described, preview
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.definition import Run, ToolDefinition
@@ -162,6 +163,7 @@ class ReferenceTools:
         runs: Mapping[str, Tool] | None = None,
         queue: MutationQueue | None = None,
         units: Mapping[str, str] | None = None,
+        confinement: confine.Confinement | None = None,
     ) -> None:
         self.definitions = load_tools()
         self.tools: dict[str, Tool] = {name: d.run for name, d in self.definitions.items()}
@@ -179,12 +181,16 @@ class ReferenceTools:
         self.ops.update(ops or {})
         self.queue = queue if queue is not None else MutationQueue()
         self.services: dict[str, Any] = {}
+        #: the roots set with ``configure {"confine.roots": ...}`` and how they are enforced
+        self.confinement = confinement if confinement is not None else confine.Confinement()
+        self.services[confine.SERVICE] = self.confinement
         self._lock = threading.Lock()
 
     def features(self) -> list[str]:
         found: set[str] = set()
         for definition in self.definitions.values():
             found.update(definition.features)
+        found.update(self.confinement.features())
         return sorted(found)
 
     def manifest(self) -> dict[str, Any]:
@@ -198,15 +204,27 @@ class ReferenceTools:
             "features": self.features(),
             "output": {"line_numbers": "arrow", "profile": OUTPUT_PROFILE},
             "limits": self.limits.declared(),
-            "settings": sorted(values),
+            "settings": sorted([*values, confine.SETTING]),
         }
 
     def initialize(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        return {"name": NAME, "version": VERSION, "protocol": PROTOCOL, "manifest": self.manifest()}
+        return {
+            "name": NAME,
+            "version": VERSION,
+            "protocol": PROTOCOL,
+            "manifest": self.manifest(),
+            "notes": self.confinement.notes(),
+        }
 
     def configure(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         with self._lock:
-            return {"applied": self.limits.apply(settings)}
+            limits = {k: v for k, v in settings.items() if k != confine.SETTING}
+            applied = self.limits.apply(limits)
+            if confine.SETTING in settings and self.confinement.configure(
+                settings[confine.SETTING]
+            ):
+                applied[confine.SETTING] = settings[confine.SETTING]
+            return {"applied": applied}
 
     def method(self, name: str) -> Callable[[Any, dict[str, Any]], Any] | None:
         """An extra protocol method (beyond the four core ones) that some tool provides."""
@@ -255,7 +273,7 @@ class ReferenceTools:
             return _with_details(bad_cwd, refused)
         ctx = self.context(cwd, env, cancel)
         try:
-            result = run(arguments, ctx)
+            result = self.confinement.run(tool, run, arguments, ctx)
         except ToolError as exc:
             result = error_result(exc.code, exc.message, **exc.details)
         except FileNotFoundError as exc:
@@ -284,6 +302,7 @@ class ReferenceTools:
                 definition.shutdown(self.services)
             except Exception:
                 log.error("shutdown of %s failed", definition.name, exc_info=True)
+        self.confinement.shutdown()
         try:  # temp files this instance's writes left (WRITE-ATOMIC-01)
             self.queue.close()
         except Exception:
