@@ -326,3 +326,28 @@ def test_run_with_n_auto_starts_the_suites_worker_count(tmp_path: Path) -> None:
     )
     assert run.returncode == 0, run.stdout[-2000:]
     assert f"created: {cores + min(cores, 4)}/" in run.stdout, run.stdout[:1500]
+
+
+@pytest.mark.parametrize(
+    ("argv", "workers"),
+    [
+        (["run"], ["-n", "auto"]),
+        (["run", "--tools", "read", "--", "-k", "bom"], ["-n", "auto"]),
+        (["run", "--serial"], []),
+        (["run", "--clauses", "READ-LN-01"], []),
+        (["run", "--", "-n", "2"], []),
+        (["run", "--", "-n0"], []),
+        (["run", "--", "--numprocesses=3"], []),
+        (["run", "--", "-p", "no:xdist"], []),
+        (["run", "--", "-pno:xdist"], []),
+        (["run", "--", "--pdb"], []),
+    ],
+)
+def test_a_run_is_spread_over_the_cores_unless_told_otherwise(
+    argv: list[str], workers: list[str]
+) -> None:
+    from pytest_agenttools.cli.commands import build_parser, default_workers
+
+    cut = argv.index("--") if "--" in argv else len(argv)
+    ns = build_parser().parse_args(argv[:cut])
+    assert default_workers(ns, argv[cut + 1 :]) == workers

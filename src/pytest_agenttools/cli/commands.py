@@ -52,6 +52,30 @@ def run_conformance(
     return run_in_process(run)
 
 
+#: pytest arguments by which the caller already chose how the run is spread (or that need one
+#: process: a debugger)
+CHOSEN_WORKERS = ("-n", "--numprocesses", "--dist", "-d", "--pdb", "--trace")
+
+
+def default_workers(ns: argparse.Namespace, extra: Sequence[str]) -> list[str]:
+    """``-n auto`` unless the run is to be serial: ``--serial``, a few named clauses
+    (``--clauses``: starting workers would cost more than it saves), xdist blocked or absent,
+    or the caller's own pytest arguments already choose (``-- -n 0``, ``-- --pdb``)."""
+    import importlib.util
+
+    if ns.serial or ns.clauses or importlib.util.find_spec("xdist") is None:
+        return []
+    for arg in extra:
+        if arg in CHOSEN_WORKERS or arg.startswith(("-n", "--numprocesses=", "--dist=")):
+            return []
+        if arg.replace(" ", "") in ("-pno:xdist", "-pno:xdist.plugin"):
+            return []
+    for index, arg in enumerate(extra[:-1]):
+        if arg == "-p" and extra[index + 1] in ("no:xdist", "no:xdist.plugin"):
+            return []
+    return ["-n", "auto"]
+
+
 def _fail(command: str, message: str, code: int = 2) -> int:
     print(f"agenttools {command}: {message}", file=sys.stderr)
     return code
@@ -92,7 +116,8 @@ def _run(ns: argparse.Namespace, extra: list[str]) -> int:
     from pytest_agenttools.run.options import OPTIONS
 
     options = {row.name: getattr(ns, row.name) for row in OPTIONS if row.run_flag}
-    code, report = run_conformance(pytest_args=extra, pytest_summary=False, **options)
+    pytest_args = [*default_workers(ns, extra), *extra]
+    code, report = run_conformance(pytest_args=pytest_args, pytest_summary=False, **options)
     if report:
         from pytest_agenttools.report.render import Run, terminal_lines
         from pytest_agenttools.spec.clauses import load
@@ -424,6 +449,13 @@ def build_parser() -> argparse.ArgumentParser:
         "(e.g. -- -n auto, -- -k bom).",
     )
     _table_options(run)
+    run.add_argument(
+        "--serial",
+        action="store_true",
+        help="run in this one process; by default the run is spread over the cores (pytest-xdist "
+        "-n auto: a worker per core and as many again, most of the suite waits), except for "
+        "--clauses or when the arguments after -- choose (-n N, --pdb)",
+    )
     run.add_argument(
         "-v", "--verbose", action="store_true", help="list every clause, with failing assertions"
     )

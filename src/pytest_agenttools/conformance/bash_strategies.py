@@ -18,6 +18,7 @@ import shlex
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -271,11 +272,15 @@ class StdioHost:
     """
 
     def __init__(self, argv: list[str], manifest: Manifest, timeout: float) -> None:
+        # what the server says on stderr goes to a file (a pipe nobody drains could fill and
+        # stall it), quoted when it dies: its own words are the first thing to read
+        self._stderr = tempfile.TemporaryFile()  # noqa: SIM115 (closed by close())
+        self.argv = argv
         self.proc = subprocess.Popen(
             argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=self._stderr,
             start_new_session=True,
         )
         self.pid = self.proc.pid
@@ -305,9 +310,23 @@ class StdioHost:
             ready, _, _ = select.select([self.proc.stdout], [], [], 0.1)
             if ready:
                 chunk = os.read(self.proc.stdout.fileno(), 1 << 16)
-                assert chunk, f"the server exited while answering {method}"
+                assert chunk, (
+                    f"the server ({shlex.join(self.argv)}) exited while answering {method}"
+                    + self.stderr_tail()
+                )
                 self._buffer += chunk
         raise AssertionError(f"the server did not answer {method} within {self.timeout:g} s")
+
+    def stderr_tail(self, limit: int = 2000) -> str:
+        """The end of what the server wrote to stderr, as a message's last part ("" if none)."""
+        with contextlib.suppress(OSError, ValueError):
+            self._stderr.seek(0, os.SEEK_END)
+            size = self._stderr.tell()
+            self._stderr.seek(max(0, size - limit))
+            text = self._stderr.read().decode("utf-8", "replace").strip()
+            if text:
+                return f"; its stderr ended with:\n{text}"
+        return ""
 
     def configure(self, settings: dict[str, Any]) -> Any:
         return self.request("configure", {"settings": settings})
@@ -321,7 +340,7 @@ class StdioHost:
             os.killpg(self.pid, signal.SIGKILL)
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5)
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.proc.stdin, self.proc.stdout, self._stderr):
             with contextlib.suppress(OSError):
                 stream.close()  # type: ignore[union-attr]
 
