@@ -24,6 +24,28 @@ if not os.environ.get("TMPDIR") and ram_dir_usable(RAM_DIR):
     tempfile.tempdir = None
 
 KIT_LONG = "kit_long"
+#: a test that takes about this long or more (its kit_long seconds), or builds venvs (install,
+#: mutation), belongs to the long tier: peers' strict runs, alternatives' whole suites, the
+#: broken implementations' batches, the wheel in fresh venvs
+LONG_TIER_S = 30
+LONG_TIER_MARKS = ("install", "mutation")
+TIERS = ("fast", "long", "all")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--tier",
+        choices=TIERS,
+        default="fast",
+        help="the kit's tests to run: fast (default: every module, the long runs left out), "
+        "long (only those), all",
+    )
+
+
+def in_long_tier(item: pytest.Item) -> bool:
+    if any(item.get_closest_marker(name) for name in LONG_TIER_MARKS):
+        return True
+    return seconds_of(item, KIT_LONG) >= LONG_TIER_S
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -40,8 +62,16 @@ def pytest_configure(config: pytest.Config) -> None:
         config.option.maxschedchunk = 1
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests marked ``kit_long`` first, longest first; the rest in their own order."""
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The tests of the chosen tier (``--tier``); of those, the ones marked ``kit_long``
+    first, longest first, the rest in their own order."""
+    tier = config.getoption("tier")
+    if tier != "all":
+        keep = [item for item in items if in_long_tier(item) == (tier == "long")]
+        left = [item for item in items if in_long_tier(item) != (tier == "long")]
+        if left:
+            config.hook.pytest_deselected(items=left)
+            items[:] = keep
     items.sort(key=lambda item: -seconds_of(item, KIT_LONG))
 
 

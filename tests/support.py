@@ -25,13 +25,29 @@ REFERENCE_STDIO = "agenttools serve"
 
 
 def run_agenttools(
-    *args: str, cwd: Path, timeout: float = 1200, env: dict[str, str] | None = None
+    *args: str,
+    cwd: Path,
+    timeout: float = 1200,
+    env: dict[str, str] | None = None,
+    spread: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """Run the installed ``agenttools`` command in ``cwd`` and capture what it prints."""
+    """Run the installed ``agenttools`` command in ``cwd`` and capture what it prints.
+
+    A ``run`` is serial unless ``spread`` (or its own ``-n``): the kit's tests start many runs
+    at once, and workers for each would only add start-up time (``agenttools run`` spreads a
+    run over the cores by default; tests/cli/test_main.py checks that default on its own)."""
     exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"
+    argv = list(args)
+    if argv[:1] == ["run"] and not spread and not _chooses_workers(argv):
+        argv.insert(1, "--serial")
     return subprocess.run(
-        [exe, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
+        [exe, *argv], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env
     )
+
+
+def _chooses_workers(argv: list[str]) -> bool:
+    extra = argv[argv.index("--") + 1 :] if "--" in argv else []
+    return "--serial" in argv or any(a == "-n" or a.startswith("-n") for a in extra)
 
 
 def strict_report(run: subprocess.CompletedProcess[str], report: Path) -> dict[str, Any]:

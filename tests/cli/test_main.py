@@ -26,9 +26,9 @@ EOL_TESTS = "lone_cr or mixed_endings or bom_not_shown"
 
 
 def agenttools(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
+    *args: str, cwd: Path, env: dict[str, str] | None = None, spread: bool = False
 ) -> subprocess.CompletedProcess[str]:
-    return run_agenttools(*args, cwd=cwd, timeout=600, env=env)
+    return run_agenttools(*args, cwd=cwd, timeout=600, env=env, spread=spread)
 
 
 def level_row(stdout: str, level: str) -> list[int]:
@@ -310,8 +310,9 @@ def test_a_plugin_the_caller_blocks_is_not_loaded() -> None:
 
 
 def test_run_with_n_auto_starts_the_suites_worker_count(tmp_path: Path) -> None:
-    """``agenttools run -- -n auto`` gets the suite's count (xdist's plus as many again, at most
-    four more), whatever order the plugins were loaded in; a plain run keeps xdist's count."""
+    """``agenttools run`` is spread over the suite's count of workers by default (xdist's plus as
+    many again, at most four more), whatever order the plugins were loaded in; a plain pytest
+    run keeps xdist's count."""
     env = {k: v for k, v in os.environ.items() if k != "PYTEST_XDIST_AUTO_NUM_WORKERS"}
     (tmp_path / "test_plain.py").write_text("def test_fine():\n    pass\n")
     plain = subprocess.run(
@@ -322,7 +323,16 @@ def test_run_with_n_auto_starts_the_suites_worker_count(tmp_path: Path) -> None:
     assert found, plain.stdout[-1500:]
     cores = int(found.group(1))
     run = agenttools(
-        "run", "--clauses", "READ-EOL-01", "--", "-n", "auto", "-v", cwd=tmp_path, env=env
+        "run",
+        "--tools",
+        "read",
+        "--",
+        "-k",
+        "missing_file",
+        "-v",
+        cwd=tmp_path,
+        env=env,
+        spread=True,
     )
     assert run.returncode == 0, run.stdout[-2000:]
     assert f"created: {cores + min(cores, 4)}/" in run.stdout, run.stdout[:1500]

@@ -262,8 +262,13 @@ def run_in_process(run: SuiteRun) -> tuple[int, dict[str, Any]]:
 
     with tempfile.TemporaryDirectory(prefix="agenttools-run-") as scratch:
         target = run.report or os.path.join(scratch, "report.json")
+        args = _with_report(run, target).args()
+        if not any(a == "--basetemp" or a.startswith("--basetemp=") for a in run.extra):
+            # pytest's temp root (xdist makes one for its workers) inside the run's scratch
+            # space, not a pytest-of-USER directory left behind in the user's TMPDIR
+            args.append(f"--basetemp={os.path.join(scratch, 'pytest')}")
         with scratch_hypothesis():
-            code = int(pytest.main(_with_report(run, target).args()))
+            code = int(pytest.main(args))
         return code, read_report(target)
 
 
