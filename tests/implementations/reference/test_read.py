@@ -216,3 +216,18 @@ def test_huge_page_numbers_are_refused_cleanly(spec: str) -> None:
     with pytest.raises(ToolError) as raised:
         read_pdf.parse_pages(spec, 3, 20)
     assert raised.value.code == "invalid_argument" and len(raised.value.message) < 400
+
+
+def test_did_you_mean_never_suggests_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """A name read back as surrogate escapes cannot be passed as a path: never suggested."""
+    os.close(os.open(os.fsencode(tmp_path) + b"/notes\xff.txt", os.O_CREAT | os.O_WRONLY))
+    (tmp_path / "notes1.txt").write_text("x\n")
+    result = call("read", str(tmp_path), path="notes.txt")
+    assert result["details"]["error"] == "not_found"
+    assert "notes1.txt" in text(result)
+    assert "\udcff" not in text(result) and "notes\ufffd" not in text(result)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    os.close(os.open(os.fsencode(alone) + b"/data\xfe.csv", os.O_CREAT | os.O_WRONLY))
+    result = call("read", str(alone), path="data.csv")
+    assert "Did you mean" not in text(result), text(result)

@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from pytest_agenttools.implementations.reference import fsport
+
 CHUNK = 1 << 20
 HEAD_SHARE = 0.45
 #: C0 controls except tab, LF, CR; DEL; C1 controls
@@ -227,7 +229,7 @@ class OutputCapture:
         self, read_fd: int, *, file_max_bytes: int = 64 << 20, directory: str | None = None
     ) -> None:
         handle, self.path = tempfile.mkstemp(
-            prefix="agenttools-bash-", suffix=".log", dir=directory
+            prefix=fsport.owned_prefix("bash"), suffix=".log", dir=directory
         )
         self._file_fd = handle
         self._pipe = read_fd
