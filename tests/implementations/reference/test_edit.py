@@ -3,6 +3,7 @@ clauses it implements."""
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ import pytest
 from pytest_agenttools import ToolCall
 from pytest_agenttools.implementations.reference import edit
 from pytest_agenttools.implementations.reference.results import ToolError
+from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 from pytest_agenttools.spec.clauses import implementation_index, load
 
 ENTRIES = ({"old_string": "a", "new_string": "b"}, {"old_string": "c", "new_string": "d"})
@@ -72,3 +74,57 @@ def test_every_edit_clause_names_its_reference_code() -> None:
     index = implementation_index()
     missing = [c.id for c in load().active() if c.tool == "edit" and not index.get(c.id)]
     assert not missing, f"edit clauses no reference function names: {missing}"
+
+
+def test_a_file_over_the_declared_size_is_refused_naming_the_limit(tmp_path: Path) -> None:
+    target = tmp_path / "f.txt"
+    target.write_text("alpha\n" * 100)
+    tools = ReferenceTools({"edit.max_file_bytes": 500})
+    assert tools.manifest()["limits"]["edit.max_file_bytes"] == 500
+    arguments = {
+        "file_path": "f.txt",
+        "old_string": "alpha",
+        "new_string": "beta",
+        "replace_all": True,
+    }
+    result = tools.call("edit", arguments, str(tmp_path))
+    assert result["isError"] and result["details"]["error"] == "too_large", result
+    message = result["content"][0]["text"]
+    assert "600 bytes" in message and "500 bytes" in message and "edit.max_file_bytes" in message
+    assert target.read_text() == "alpha\n" * 100
+    assert not ReferenceTools().call("edit", arguments, str(tmp_path))["isError"]
+
+
+def test_a_cancel_is_answered_while_the_edit_is_still_working(tmp_path: Path) -> None:
+    """The planning step never looks at the cancel switch (a stand-in for a huge file's
+    search): the call still answers "aborted", and the abandoned work never writes."""
+    target = tmp_path / "f.txt"
+    target.write_text("alpha\n")
+    started, release = threading.Event(), threading.Event()
+
+    def stuck_plan(*args: Any) -> Any:
+        started.set()
+        release.wait(60)
+        return edit.plan(*args)
+
+    tools = ReferenceTools(
+        runs={"edit": lambda a, ctx: edit.run(a, ctx, steps=edit.Steps(plan=stuck_plan))}
+    )
+    cancel = threading.Event()
+    answers: list[Any] = []
+    arguments = {"file_path": "f.txt", "old_string": "alpha", "new_string": "beta"}
+    caller = threading.Thread(
+        target=lambda: answers.append(tools.call("edit", arguments, str(tmp_path), None, cancel))
+    )
+    caller.start()
+    assert started.wait(30)
+    cancel.set()
+    caller.join(30)
+    try:
+        assert not caller.is_alive(), "the cancel waited for the edit's work"
+        assert answers[0]["isError"] and answers[0]["details"]["error"] == "aborted", answers
+    finally:
+        release.set()
+    deadline = threading.Event()
+    deadline.wait(0.5)  # the abandoned work finishes: it must not write
+    assert target.read_text() == "alpha\n"

@@ -311,7 +311,9 @@ class RefusingOps(EditOps):
     def __init__(self, error: OSError) -> None:
         self.error = error
 
-    def replace(self, target: str, data: bytes, mode: int) -> None:
+    def replace(
+        self, target: str, data: bytes, mode: int, cancel: threading.Event | None = None
+    ) -> None:
         raise self.error
 
 

@@ -274,8 +274,8 @@ def test_a_run_past_its_deadline_times_out(workspace: Path) -> None:
 
 
 def test_an_unreadable_directory_deep_in_the_tree_does_not_hide_the_rest(tmp_path: Path) -> None:
-    """rg cannot open a directory whose path is longer than PATH_MAX: it skips it (no message,
-    --no-messages) and exits 2; what it did list is the answer."""
+    """rg cannot open a directory whose path is longer than PATH_MAX: it skips it and exits 2;
+    what it did list is the answer, and the result says that a path was too deep to enter."""
     (tmp_path / "top.txt").write_text("top\n")
     fd = os.open(tmp_path, os.O_RDONLY)
     try:
@@ -290,6 +290,11 @@ def test_an_unreadable_directory_deep_in_the_tree_does_not_hide_the_rest(tmp_pat
     try:
         result = call("glob", tmp_path, pattern="*.txt")
         assert listed(result) == ["top.txt"]
+        assert "path length limit" in text(result) and result["details"]["too_deep"] >= 1
+        nothing = call("glob", tmp_path, pattern="*.md")
+        assert "No files matched" in text(nothing) and "path length limit" in text(nothing)
+        found = call("grep", tmp_path, pattern="nothing-here")
+        assert "No matches found" in text(found) and "path length limit" in text(found)
     finally:
         shutil.rmtree(tmp_path / ("d" * 250))
 

@@ -592,3 +592,19 @@ def test_a_name_with_a_carriage_return_stays_on_its_line(tmp_path: Path) -> None
     listed = call("glob", tmp_path, None, pattern="*.txt")
     assert listed["details"]["observation"]["paths"] == ["c\rd.txt"]
     assert text(listed) == "c\\rd.txt"
+
+
+def test_a_directory_search_that_skips_a_big_file_says_so(tmp_path: Path) -> None:
+    """GREP-SIZE-01 skips files over grep.max_filesize; "No matches" alone would read as "not in
+    any file", so the result names what was skipped."""
+    (tmp_path / "small.txt").write_text("nothing\n")
+    (tmp_path / "big.log").write_bytes(b"x" * 5000 + b"\nneedle\n")
+    tools = ReferenceTools({"grep.max_filesize": 4096})
+    result = grep_in(tmp_path, tools, pattern="needle")
+    assert "No matches found" in text(result)
+    assert "1 file(s) larger than 4096 bytes" in text(result) and "big.log" in text(result)
+    assert "grep.max_filesize" in text(result)
+    plain = grep_in(tmp_path, tools, pattern="absent", glob="*.txt")
+    assert "larger than" not in text(plain), "a file the glob excludes is not reported"
+    named = grep_in(tmp_path, tools, pattern="needle", path="small.txt")
+    assert "larger than" not in text(named)

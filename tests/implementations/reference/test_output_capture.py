@@ -3,6 +3,7 @@ OutputCapture driven through real pipes, sockets and temp files (BASH-OUT-04, -0
 
 from __future__ import annotations
 
+import fcntl
 import os
 import random
 import socket
@@ -604,3 +605,21 @@ def test_a_failing_final_compaction_still_ends_the_capture(
             os.close(write_end)
         assert _finish_within(capture, 0.01)
         assert capture.size == 900
+
+
+def test_the_pipe_is_widened_where_the_kernel_allows(tmp_path: Path) -> None:
+    read_fd, write_fd = os.pipe()
+    probe_r, probe_w = os.pipe()
+    try:
+        fcntl.fcntl(probe_r, fcntl.F_SETPIPE_SZ, output_capture.PIPE_BYTES)
+    except OSError:
+        pytest.skip("this kernel refuses a pipe of that size")
+    finally:
+        os.close(probe_r)
+        os.close(probe_w)
+    capture = output_capture.OutputCapture(read_fd, directory=str(tmp_path))
+    try:
+        assert fcntl.fcntl(write_fd, fcntl.F_GETPIPE_SZ) >= output_capture.PIPE_BYTES
+    finally:
+        os.close(write_fd)
+        capture.finish()

@@ -99,7 +99,7 @@ def test_internal_errors_become_results(monkeypatch: pytest.MonkeyPatch, tmp_pat
     def broken(*_: Any) -> Any:
         raise RuntimeError("bug")
 
-    monkeypatch.setattr(read.Page, "render", broken)
+    monkeypatch.setattr(read.Page, "finish", broken)
     (tmp_path / "a.txt").write_text("x\n")
     result = call("read", str(tmp_path), path="a.txt")
     assert result["isError"] and result["details"]["error"] == "internal"
@@ -216,3 +216,78 @@ def test_huge_page_numbers_are_refused_cleanly(spec: str) -> None:
     with pytest.raises(ToolError) as raised:
         read_pdf.parse_pages(spec, 3, 20)
     assert raised.value.code == "invalid_argument" and len(raised.value.message) < 400
+
+
+def test_did_you_mean_never_suggests_a_name_that_is_not_utf8(tmp_path: Path) -> None:
+    """A name read back as surrogate escapes cannot be passed as a path: never suggested."""
+    os.close(os.open(os.fsencode(tmp_path) + b"/notes\xff.txt", os.O_CREAT | os.O_WRONLY))
+    (tmp_path / "notes1.txt").write_text("x\n")
+    result = call("read", str(tmp_path), path="notes.txt")
+    assert result["details"]["error"] == "not_found"
+    assert "notes1.txt" in text(result)
+    assert "\udcff" not in text(result) and "notes\ufffd" not in text(result)
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    os.close(os.open(os.fsencode(alone) + b"/data\xfe.csv", os.O_CREAT | os.O_WRONLY))
+    result = call("read", str(alone), path="data.csv")
+    assert "Did you mean" not in text(result), text(result)
+
+
+class _WalksFromLineOne(read.ReadOps):
+    """The reference's own lines, but as a port of its own: every page walks from line 1."""
+
+    def lines(self, stream: Any, encoding: Any, max_chars: int) -> Any:
+        return super().lines(stream, encoding, max_chars)
+
+
+PAGING_FILES = {
+    "crlf": b"one\r\ntwo\r\n\r\nfour\r\n" * 40,
+    "bom": b"\xef\xbb\xbf" + b"first\n\xef\xbb\xbfsecond starts with U+FEFF\nthird\n" * 30,
+    "utf16": "\ufeffa\nb\r\nc\n".encode("utf-16-le") * 20,
+    "latin1": b"caf\xe9\nna\xefve\n" * 50,
+    "bad-utf8-late": b"ok\n" * 3000 + b"bad \xff byte\n" + b"after\n" * 10,
+    "long-lines": (b"x" * 300 + b"\n" + b"short\n") * 30,
+    "multibyte": ("\u00e9\u4e2d\U0001f600 line\n" * 200).encode(),
+    "no-final-lf": b"a\nb\nc" * 50,
+    "empty-lines": b"\n" * 500,
+    "empty": b"",
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAGING_FILES))
+@pytest.mark.parametrize("limits", [{}, {"read.max_bytes": 97, "read.max_line_chars": 120}])
+def test_paging_by_counted_bytes_shows_what_walking_every_line_shows(
+    tmp_path: Path, name: str, limits: dict[str, int]
+) -> None:
+    """Every page, at every offset (and a limit), is the page the line-by-line walk gives:
+    the skip to offset by counted newlines and remembered page ends change nothing."""
+    (tmp_path / "f").write_bytes(PAGING_FILES[name])
+    fast = ReferenceTools(limits)
+    slow = ReferenceTools(limits, ops={"read": _WalksFromLineOne()})
+    lines = PAGING_FILES[name].count(b"\n") + 2
+    for offset in [*range(1, min(lines, 160) + 1), lines + 5, lines * 3]:
+        for arguments in ({"offset": offset}, {"offset": offset, "limit": 7}):
+            arguments = {"path": "f", **arguments}
+            got = fast.call("read", arguments, str(tmp_path))
+            want = slow.call("read", arguments, str(tmp_path))
+            assert got == want, (name, arguments)
+    offset, pages = 1, 0
+    while True:  # page through as a model does: each page after the one before
+        got = fast.call("read", {"path": "f", "offset": offset}, str(tmp_path))
+        assert got == slow.call("read", {"path": "f", "offset": offset}, str(tmp_path))
+        pages += 1
+        if not got["details"].get("has_more"):
+            break
+        offset = got["details"]["next_offset"]
+    assert pages >= 1
+
+
+def test_a_remembered_page_start_is_forgotten_when_the_file_changes(tmp_path: Path) -> None:
+    target = tmp_path / "f.txt"
+    target.write_text("".join(f"old {n}\n" for n in range(1, 5001)))
+    tools = create()
+    first = tools.call("read", {"path": "f.txt", "offset": 4000, "limit": 1}, str(tmp_path))
+    assert first["details"]["observation"]["lines"] == ["old 4000"]
+    target.write_text("".join(f"new{n}\n" for n in range(1, 5001)))  # other line lengths
+    again = tools.call("read", {"path": "f.txt", "offset": 4000, "limit": 1}, str(tmp_path))
+    assert again["details"]["observation"]["lines"] == ["new4000"]

@@ -3,6 +3,7 @@ and cleans up when stdin closes, on ``shutdown`` and on SIGTERM."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -19,6 +20,7 @@ import pytest
 from pytest_agenttools import ToolCall
 from pytest_agenttools.connect.stdio import StdioAdapter
 from pytest_agenttools.harness.exception_text import find_exception_text
+from pytest_agenttools.implementations.reference import fsport
 from tests.support import REFERENCE_STDIO
 
 PARSE, INVALID, NO_METHOD, PARAMS = -32700, -32600, -32601, -32602
@@ -235,3 +237,100 @@ def test_exit_under_a_stuck_call(tmp_path: Path) -> None:
     said = proc.stderr.read()
     assert code == 0, said
     assert b"did not end" in said, said
+
+
+def test_an_overlong_line_error_says_how_to_raise_the_limit(tmp_path: Path) -> None:
+    adapter = StdioAdapter(f"{REFERENCE_STDIO} --max-line-bytes 4096", call_timeout=30)
+    adapter.start()
+    try:
+        line = call_line("big", "write", str(tmp_path), path="f.txt", content="a" * 10_000)
+        answers = adapter.send_raw(line)
+        message = answers[0]["error"]["message"]
+        assert answers[0]["id"] == "big" and "4096 bytes" in message
+        assert "--max-line-bytes" in message and "in parts" in message
+    finally:
+        adapter.close()
+
+
+def test_an_id_is_free_again_as_soon_as_its_answer_is_read(
+    server: StdioAdapter, tmp_path: Path
+) -> None:
+    """The id is released before the answer is written: 200 calls in a row on one id."""
+    (tmp_path / "f.txt").write_text("x\n")
+    line = call_line("same", "read", str(tmp_path), path="f.txt")
+    refused = []
+    for _ in range(200):
+        answer = server.send_raw(line)[0]
+        if "error" in answer or answer["result"]["isError"]:
+            refused.append(answer)
+    assert refused == [], f"{len(refused)} of 200 reuses refused: {refused[:1]}"
+
+
+LIMITED_SERVER = """\
+import resource
+from pytest_agenttools.implementations.reference.server import serve
+from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
+
+tools = ReferenceTools()
+with open("/proc/self/status") as status:
+    size = next(int(line.split()[1]) * 1024 for line in status if line.startswith("VmSize:"))
+# the address space the server has now, plus {headroom} bytes: enough to serve small calls,
+# not to read and parse a line of tens of megabytes
+resource.setrlimit(resource.RLIMIT_AS, (size + {headroom}, resource.RLIM_INFINITY))
+serve(tools=tools, exit_process=True)
+"""
+
+
+def test_a_request_too_big_for_the_memory_left_is_answered_and_the_server_lives(
+    tmp_path: Path,
+) -> None:
+    script = tmp_path / "limited.py"
+    script.write_text(LIMITED_SERVER.format(headroom=96 * 1024 * 1024))
+    adapter = StdioAdapter(f"{sys.executable} {script}", call_timeout=60)
+    adapter.start()
+    try:
+        pid = adapter.pid
+        assert not adapter.call(ToolCall("glob", {"pattern": "*"}, str(tmp_path))).is_error
+        line = call_line("huge", "write", str(tmp_path), path="big.txt", content="a" * 48_000_000)
+        step = 1 << 20
+        chunks = (line[i : i + step] for i in range(0, len(line), step))
+        answers = adapter.send_raw(chunks, timeout=60)
+        assert answers, "no answer to a request the server had no memory for"
+        error = answers[0]["error"]
+        assert error["code"] == -32603 and "ran out of memory" in error["message"], answers
+        assert find_exception_text(error["message"]) is None
+        assert adapter.pid == pid, "the server died"
+        assert not (tmp_path / "big.txt").exists()
+        result = adapter.call(
+            ToolCall("write", {"path": "s.txt", "content": "ok\n"}, str(tmp_path))
+        )
+        assert not result.is_error and (tmp_path / "s.txt").read_text() == "ok\n"
+    finally:
+        adapter.close()
+
+
+def test_the_next_start_sweeps_what_a_killed_server_left(tmp_path: Path) -> None:
+    adapter, scratch, sleeper = _start_busy_server(tmp_path)
+    pid = adapter.pid
+    assert pid is not None
+    left = sorted(p.name for p in scratch.iterdir())
+    assert any(name.startswith(f"agenttools-data-{pid}-") for name in left), left
+    assert any(name.startswith(f"agenttools-bash-{pid}-") for name in left), left
+    os.kill(pid, signal.SIGKILL)
+    adapter.close()
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(sleeper, signal.SIGKILL)
+    assert sorted(p.name for p in scratch.iterdir()) == left, "nothing cleans up after SIGKILL"
+    live = scratch / (fsport.owned_prefix("data") + "live")  # this test's process: alive
+    live.mkdir()
+    (scratch / "agenttools-bash-notours.log").write_text("")
+    (scratch / "unrelated.txt").write_text("")
+    nxt = StdioAdapter(REFERENCE_STDIO, call_timeout=30, env={**os.environ, "TMPDIR": str(scratch)})
+    nxt.start()
+    try:
+        assert not nxt.call(ToolCall("glob", {"pattern": "*"}, str(tmp_path))).is_error
+        assert sorted(p.name for p in scratch.iterdir()) == sorted(
+            [live.name, "agenttools-bash-notours.log", "unrelated.txt"]
+        )
+    finally:
+        nxt.close()

@@ -4,16 +4,20 @@ tests/implementations/reference/test_diffing.py)."""
 from __future__ import annotations
 
 import io
+import json
 import threading
 import time
 import unicodedata
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from pytest_agenttools.implementations.reference import paths, sniff, textcodec
 from pytest_agenttools.implementations.reference.mutation_queue import MutationQueue
 from pytest_agenttools.implementations.reference.results import ToolError
+from pytest_agenttools.implementations.reference.server import Server
+from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
 
 def lines(data: bytes, max_chars: int = 100, encoding: textcodec.Encoding | None = None) -> list:
@@ -149,3 +153,45 @@ def test_mutation_queue_serialises_one_key_and_cleans_up(tmp_path: Path) -> None
         t.join()
     assert most[0] == 1, "two holders of one file's lock at once"
     assert len(queue) == 0, "idle locks must be dropped"
+
+
+@pytest.mark.parametrize(
+    "exc, code, named",
+    [
+        (MemoryError(), "out_of_memory", "ran out of memory"),
+        (RuntimeError("can't start new thread"), "resource_exhausted", "could not start a thread"),
+    ],
+)
+def test_a_resource_running_out_is_named_not_called_a_defect(
+    tmp_path: Path, exc: BaseException, code: str, named: str
+) -> None:
+    def exhausted(arguments: Any, ctx: Any) -> Any:
+        raise exc
+
+    result = ReferenceTools(runs={"edit": exhausted}).call("edit", {}, str(tmp_path))
+    message = result["content"][0]["text"]
+    assert result["isError"] and result["details"]["error"] == code, result
+    assert named in message and "defect" not in message and "internal error" not in message
+
+
+def test_a_call_the_server_has_no_thread_for_is_answered_once_and_named() -> None:
+    class Crowded:
+        """A pool that queues the work and then cannot start a thread (as CPython's does)."""
+
+        def __init__(self) -> None:
+            self.queued: list[Any] = []
+
+        def submit(self, fn: Any) -> Any:
+            self.queued.append(fn)
+            raise RuntimeError("can't start new thread")
+
+    out = io.BytesIO()
+    server = Server(tools=type("T", (), {"call": lambda *a: {"content": []}})(), out=out)
+    crowded = server.pool = Crowded()  # type: ignore[assignment]
+    line = b'{"jsonrpc":"2.0","id":5,"method":"call","params":{"tool":"read","cwd":"/"}}\n'
+    assert server.handle_line(line)
+    crowded.queued[0]()  # a worker that frees up later runs the queued work: no second answer
+    answers = [json.loads(x) for x in out.getvalue().splitlines()]
+    assert len(answers) == 1 and answers[0]["id"] == 5, answers
+    assert "could not start a thread" in answers[0]["error"]["message"]
+    assert 5 not in server.cancels, "the id stays usable"

@@ -368,3 +368,21 @@ def test_clause_needing_edit_is_not_run_without_edit(tmp_path: Path) -> None:
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["clauses"] == {"WRITE-QUEUE-02": "skipped"}
     assert "not run" in done.stdout
+
+
+def test_writing_through_a_symlink_loop_is_refused_and_the_link_stays(tmp_path: Path) -> None:
+    os.symlink("b", tmp_path / "a")
+    os.symlink("a", tmp_path / "b")
+    result = call("write", tmp_path, path="a", content="x\n")
+    assert result["isError"] and result["details"]["error"] == "symlink_loop", result
+    assert "loop" in text(result) and "left as it is" in text(result)
+    assert os.path.islink(tmp_path / "a") and os.readlink(tmp_path / "a") == "b"
+    assert os.path.islink(tmp_path / "b") and os.readlink(tmp_path / "b") == "a"
+    assert sorted(os.listdir(tmp_path)) == ["a", "b"]
+
+
+def test_a_dangling_link_is_still_written_through(tmp_path: Path) -> None:
+    os.symlink("target.txt", tmp_path / "link")
+    result = call("write", tmp_path, path="link", content="x\n")
+    assert not result["isError"], result
+    assert os.path.islink(tmp_path / "link") and (tmp_path / "target.txt").read_text() == "x\n"

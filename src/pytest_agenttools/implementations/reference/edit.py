@@ -16,9 +16,10 @@ import itertools
 import os
 import re
 import stat
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pytest_agenttools.implementations.reference import diffing, fsport, paths, textcodec
 from pytest_agenttools.implementations.reference.arguments import Param, check
@@ -36,7 +37,9 @@ from pytest_agenttools.implementations.reference.text_match import (
 )
 
 FEATURES = ("edit.fuzzy", "edit.multi", "edit.replace_all", "edit.keep_utf16le", "edit.patch")
-LIMITS = {"edit.diff_max_bytes": 1024 * 1024}
+LIMITS = {"edit.diff_max_bytes": 1024 * 1024, "edit.max_file_bytes": 128 * 1024 * 1024}
+#: how often a call waiting on its edit's work looks at the cancel switch (seconds)
+CANCEL_POLL_S = 0.05
 PATCH_MAX_BYTES = 256 * 1024
 PARAMS = (
     Param("file_path", str, required=True),
@@ -73,9 +76,12 @@ class EditOps:
         with os.fdopen(fd, "rb") as handle:
             return handle.read()
 
-    def replace(self, target: str, data: bytes, mode: int) -> None:
-        """EDIT-KEEP-01: the new bytes land atomically with the old permission bits."""
-        fsport.atomic_replace(target, data, mode)
+    def replace(
+        self, target: str, data: bytes, mode: int, cancel: threading.Event | None = None
+    ) -> None:
+        """EDIT-KEEP-01: the new bytes land atomically with the old permission bits; a cancel
+        between chunks leaves the file as it was."""
+        fsport.atomic_replace(target, data, mode, cancel)
 
 
 OPS = EditOps()
@@ -416,8 +422,38 @@ def _edit_locked(
         raise ToolError("not_found", f"File not found: {path}.{tail}", missing="file")
     if kind == "directory":
         raise ToolError("is_directory", f"{path} is a directory; edit needs a file.")
-    doc = load(path, target, ops)
+    size = ops.inspect(target).st_size
+    cap = ctx.limits["edit.max_file_bytes"]
+    if size > cap:
+        raise ToolError(
+            "too_large",
+            f"{path} is {size} bytes; edit changes files of at most {cap} bytes "
+            "(edit.max_file_bytes), because it decodes the whole file. Change it with bash "
+            "instead (`sed -i`, or a script that streams the file).",
+            path=path,
+        )
     _check_cancel(ctx, path)
+    # the work runs where a cancel need not wait for it: the call answers at once, and the
+    # abandoned work is dropped when it ends (it never writes)
+    doc, result, stripped, data = _interruptible(
+        ctx, path, _prepare, path, target, request, ops, steps
+    )
+    _check_cancel(ctx, path)  # the last moment at which a cancel leaves the file untouched
+    try:
+        ops.replace(target, data, doc.mode, ctx.cancel)
+    except PermissionError:
+        raise ToolError("permission_denied", f"Permission denied: cannot write {path}.") from None
+    except OSError as exc:
+        raise ToolError("io_error", f"Cannot write {path}: {exc.strerror or exc}.") from None
+    del data
+    return _result(path, doc, result, stripped, ctx, steps.diff)
+
+
+def _prepare(
+    path: str, target: str, request: Request, ops: EditOps, steps: Steps
+) -> tuple[Document, Plan, bool, bytes]:
+    """Load, plan and encode: everything before the write, none of it touching the file."""
+    doc = load(path, target, ops)
     if steps.retry_line_numbers:
         result, stripped = _plan_with_retry(doc, request.edits, path, steps.plan)
     else:
@@ -432,14 +468,41 @@ def _edit_locked(
             f"new_string holds {result.text[exc.start : exc.end]!r}, which {path} "
             f"({doc.encoding.name}) cannot store. Use characters of that encoding.",
         ) from None
-    _check_cancel(ctx, path)  # the last moment at which a cancel leaves the file untouched
+    return doc, result, stripped, data
+
+
+T = TypeVar("T")
+
+
+def _interruptible(ctx: CallContext, path: str, work: Callable[..., T], *args: Any) -> T:
+    """``work(*args)`` on a thread of its own while this one watches the cancel switch: a
+    cancel is answered within CANCEL_POLL_S whatever the work is doing (ROBUST-CANCEL-01 at
+    any size). Without a thread to spare, the work runs here."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run_work() -> None:
+        try:
+            box["value"] = work(*args)
+        except BaseException as exc:  # handed to the waiting call, raised there
+            box["error"] = exc
+        finally:
+            done.set()
+
     try:
-        ops.replace(target, data, doc.mode)
-    except PermissionError:
-        raise ToolError("permission_denied", f"Permission denied: cannot write {path}.") from None
-    except OSError as exc:
-        raise ToolError("io_error", f"Cannot write {path}: {exc.strerror or exc}.") from None
-    return _result(path, doc, result, stripped, ctx, steps.diff)
+        threading.Thread(target=run_work, daemon=True, name="agenttools-edit").start()
+    except RuntimeError:
+        return work(*args)
+    while not done.wait(CANCEL_POLL_S):
+        _check_cancel(ctx, path)
+    if "error" in box:
+        error = box.pop("error")
+        try:
+            raise error
+        finally:
+            del error
+    value: T = box.pop("value")
+    return value
 
 
 def _result(

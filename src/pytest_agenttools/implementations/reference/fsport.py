@@ -11,7 +11,9 @@ import contextlib
 import os
 import re
 import secrets
+import shutil
 import stat
+import tempfile
 import threading
 
 from pytest_agenttools.implementations.reference.results import ToolError
@@ -240,6 +242,42 @@ def sweep_stale_temps(directory: str, *, own: bool = False) -> int:
             if entry.is_file(follow_symlinks=False):
                 os.unlink(entry.path)
                 removed += 1
+        except OSError:
+            pass
+    return removed
+
+
+#: what a reference process leaves in the temp directory while it runs (rm shim and trash,
+#: bash output logs, grep pattern files), named ``agenttools-KIND-PID-START-...`` after it
+OWNED_TEMP = re.compile(r"^agenttools-(?:data|bash|pattern)-(?P<pid>\d+)-(?P<start>\d+)-")
+
+
+def owned_prefix(kind: str) -> str:
+    """The temp name prefix of this process's ``kind`` of leftover, for ``sweep_dead_owners``."""
+    pid, start = _own_token()
+    return f"agenttools-{kind}-{pid}-{start}-"
+
+
+def sweep_dead_owners(directory: str | None = None) -> int:
+    """Remove what killed reference processes left in the temp directory (a SIGKILLed server
+    never cleans up): only entries whose owner is dead, by pid and start time, never a live
+    process's. Returns how many entries were removed."""
+    directory = directory or tempfile.gettempdir()
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return 0
+    for entry in entries:
+        found = OWNED_TEMP.match(entry.name)
+        if found is None or writer_alive(int(found["pid"]), int(found["start"])):
+            continue
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                os.unlink(entry.path)
+            removed += 1
         except OSError:
             pass
     return removed

@@ -18,7 +18,12 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from pytest_agenttools.implementations.reference import search_filters, search_input, search_root
+from pytest_agenttools.implementations.reference import (
+    search_filters,
+    search_input,
+    search_ops,
+    search_root,
+)
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.definition import ToolDefinition
@@ -144,12 +149,17 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         page,
         found.capped,
     )
+    deep = search_ops.too_deep_note(found, root.path)
+    if deep:
+        details["too_deep"] = found.too_deep
     if not chosen:  # GLOB-NONE-01
         text = (
             f"No files matched {args['pattern']!r} in {root.path}. Files ignored by .gitignore "
             "and directories such as node_modules, dist and build are skipped; to include them, "
             "pass include_ignored=true with a narrow path or pattern."
         )
+        if deep:
+            text += "\n\n" + deep
         if found.capped:
             details["output_capped"] = True
         return text_result(text, **details)
@@ -163,6 +173,8 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
             "[rg's output reached its size cap, so this listing is incomplete. Narrow the path "
             "or the pattern.]"
         )
+    if deep:
+        notes.append(deep)
     notice = page.notice("files")
     if notice:
         notes.append(notice)

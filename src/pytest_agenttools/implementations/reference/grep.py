@@ -20,7 +20,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from pytest_agenttools.implementations.reference import ripgrep, search_input, search_root
+from pytest_agenttools.implementations.reference import (
+    ripgrep,
+    search_input,
+    search_ops,
+    search_root,
+)
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.definition import ToolDefinition
@@ -151,7 +156,41 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         result = _count(found, where, offset, limit, cap, keep)
     else:
         result = _content(found, where, offset, limit, cap, context, limits, keep, ops)
-    return _result(result, mode, root.path, pattern, found)
+    notes = [search_ops.too_deep_note(found, root.path)]
+    if not result.lines and root.target is None and not found.capped:
+        notes.append(_skipped_note(ops, argv, root.directory, user_globs, ctx, inside))
+    return _result(result, mode, root.path, pattern, found, [n for n in notes if n])
+
+
+def _skipped_note(
+    ops: GrepOps,
+    argv: list[str],
+    directory: str,
+    user_globs: list[str],
+    ctx: CallContext,
+    inside: bool,
+) -> str:
+    """GREP-SIZE-01 in a directory: a search that found nothing says which files it skipped for
+    their size, so "No matches" is not taken for "not in any file"."""
+    cap = ctx.limits["grep.max_filesize"]
+    listing = [argv[0], "--files", *ops.base_flags(), "--null"]
+    listing += ops.selection(user_globs, default_dirs=not inside)
+    count, names = ops.oversized(
+        listing,
+        directory,
+        cap,
+        timeout=ctx.limits["grep.timeout_s"],
+        cancel=ctx.cancel,
+        env=ops.engine_env(ctx.env),
+        keep=ops.path_filter(user_globs),
+    )
+    if not count:
+        return ""
+    shown = ", ".join(names) + (" ..." if count > len(names) else "")
+    return (
+        f"[{count} file(s) larger than {cap} bytes (grep.max_filesize) were not searched: "
+        f"{shown}. Search one of them by passing it as path, or read it in pages with read.]"
+    )
 
 
 def _pattern(raw: str, ops: GrepOps) -> str:
@@ -486,13 +525,20 @@ def _observation(mode: str, page: Page, **entries: Any) -> dict[str, Any]:
 
 
 def _result(
-    found_page: Found, mode: str, root: str, pattern: str, found: ripgrep.RgRun
+    found_page: Found,
+    mode: str,
+    root: str,
+    pattern: str,
+    found: ripgrep.RgRun,
+    more_notes: Sequence[str] = (),
 ) -> dict[str, Any]:
     lines, page, extra = found_page.lines, found_page.page, dict(found_page.extra)
     note = extra.pop("note", None)
     context_note = extra.pop("context_note", None)
     details: dict[str, Any] = {"mode": mode, "root": root, **page.details(), **extra}
-    notes: list[str] = [n for n in (note, context_note) if n]
+    notes: list[str] = [n for n in (note, context_note, *more_notes) if n]
+    if found.too_deep:
+        details["too_deep"] = found.too_deep
     if found.capped:  # GREP-OUT-01: the results are incomplete, and the text says so
         details["output_capped"] = True
         notes.append(

@@ -32,6 +32,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
+from pytest_agenttools.implementations.reference import fsport
 from pytest_agenttools.implementations.reference.results import ProtocolFault
 
 #: the extra argument that carries the call's environment (``env`` of the agenttools protocol)
@@ -360,6 +361,10 @@ def serve_mcp(tools: Any = None, root: str | None = None) -> int:
     import signal
 
     logging.basicConfig(stream=sys.stderr, format="agenttools serve --mcp: %(message)s")
+    try:  # what servers killed before they could clean up left in the temp directory
+        fsport.sweep_dead_owners()
+    except Exception:
+        log.error("sweeping the leftovers of dead servers failed", exc_info=True)
     if tools is None:
         from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 

@@ -17,6 +17,7 @@ decodes whole; control characters other than tab, LF and CR are removed (BASH-OU
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import re
 import select
@@ -25,6 +26,8 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+
+from pytest_agenttools.implementations.reference import fsport
 
 CHUNK = 1 << 20
 HEAD_SHARE = 0.45
@@ -215,6 +218,19 @@ def build_view(
     return View(head_text + marker + tail_text, True, total, omitted, head_text, tail_text)
 
 
+#: the pipe size asked for (the kernel's default is 64 KiB): fewer, larger steps per megabyte
+PIPE_BYTES = 1 << 20
+
+
+def _widen(fd: int) -> None:
+    """Grow the pipe to PIPE_BYTES where the kernel allows it; silently keep it otherwise."""
+    setter = getattr(fcntl, "F_SETPIPE_SZ", None)
+    if setter is None:
+        return
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, setter, PIPE_BYTES)
+
+
 class OutputCapture:
     """Drains one pipe into a bounded temp file on a thread (BASH-OUT-07: the exact bytes while
     they fit the file's budget).
@@ -227,10 +243,11 @@ class OutputCapture:
         self, read_fd: int, *, file_max_bytes: int = 64 << 20, directory: str | None = None
     ) -> None:
         handle, self.path = tempfile.mkstemp(
-            prefix="agenttools-bash-", suffix=".log", dir=directory
+            prefix=fsport.owned_prefix("bash"), suffix=".log", dir=directory
         )
         self._file_fd = handle
         self._pipe = read_fd
+        _widen(read_fd)
         self.size = 0
         self.closed = threading.Event()
         self._drain_until: float | None = None
@@ -309,10 +326,11 @@ class OutputCapture:
                 ready, _, _ = select.select([self._pipe], [], [], 0.05)
                 if ready:
                     moved = self._move()
+                    # drain what the pipe holds without a select wake-up per step
+                    while moved > 0 and self._drain_until is None:
+                        moved = self._move()
                     if moved == 0:
                         break
-                    if moved > 0 and self._drain_until is None:
-                        continue
                 if self._drain_until is not None and time.monotonic() > self._drain_until:
                     break
         finally:

@@ -134,4 +134,14 @@ def similar_names(path: str, limit: int = 3) -> list[str]:
         entries = os.listdir(directory)
     except OSError:
         return []
-    return difflib.get_close_matches(name, entries, n=limit, cutoff=0.6)
+    # a name that is not UTF-8 (held as surrogate escapes) cannot be passed back as a path
+    # argument, so it is never suggested
+    return difflib.get_close_matches(name, [e for e in entries if _is_utf8(e)], limit, 0.6)
+
+
+def _is_utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

@@ -8,12 +8,22 @@ decoded, and the paging facts), which is what the conformance suite judges.
 
 from __future__ import annotations
 
+import bisect
+import dataclasses
+import itertools
+import operator
 import os
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
 
-from pytest_agenttools.implementations.reference import fsport, paths, sniff, textcodec
+from pytest_agenttools.implementations.reference import (
+    fsport,
+    paths,
+    read_paging,
+    sniff,
+    textcodec,
+)
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.definition import ToolDefinition
@@ -40,6 +50,8 @@ PARAMS = (
     Param("pages", (str, int)),
 )
 ARROW = "\u2192"
+#: number_line's prefix, as a bound method (mapped over a page in C)
+NUMBER_FORMAT = ("{:>6}" + ARROW).format
 LINE_CUT_SUFFIX = "... (line truncated)"
 
 
@@ -143,14 +155,45 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         stream.seek(0)
         encoding = ops.detect(sample, len(sample) < sniff.SAMPLE_BYTES)
         page = Page(path, offset, limit, ctx.limits, ctx.cancel)
-        result = page.render(
-            ops.lines(stream, encoding, ctx.limits["read.max_line_chars"]), encoding
-        )
+        result = _page(ops, stream, encoding, page, ctx)
     if via_variant:
         result["details"]["resolved_path"] = path
         block = result["content"][0]
         block["text"] += f"\n\n[Read {path}: the path as given did not exist; this spelling does.]"
     return result
+
+
+def _page(
+    ops: ReadOps,
+    stream: BinaryIO,
+    encoding: textcodec.Encoding,
+    page: Page,
+    ctx: CallContext,
+) -> dict[str, Any]:
+    """READ-PAGE-01 at the cost of the page's bytes: skip to ``offset`` by counting newlines in
+    raw chunks from the nearest line start known for this unchanged file (``read_paging``),
+    then render the page from there. A port whose ``lines`` is its own walks from line 1."""
+    max_chars = ctx.limits["read.max_line_chars"]
+    own_lines = type(ops).lines is ReadOps.lines
+    marks = read_paging.checkpoints(ctx.services) if own_lines else None
+    found = (
+        read_paging.skip_to(stream, encoding, page.offset, ctx.cancel, marks, page.path)
+        if own_lines
+        else None
+    )
+    if found is None:
+        stream.seek(0)
+        return page.render(ops.lines(stream, encoding, max_chars), encoding)
+    position, before = found
+    stream.seek(position)
+    if encoding.codec == "utf-8" and before == page.offset - 1:
+        quick = page.render_block(stream, encoding, position, marks)
+        if quick is not None:
+            return quick
+        stream.seek(position)
+    # past the start, a U+FEFF opening a line is text, not the file's BOM
+    walk = encoding if position == 0 else dataclasses.replace(encoding, bom=b"")
+    return page.render(ops.lines(stream, walk, max_chars), encoding, before)
 
 
 def _image(stream: BinaryIO, sample: bytes, path: str, mime: str, limits: Limits) -> dict[str, Any]:
@@ -218,12 +261,13 @@ class Page:
         return len(line.encode("utf-8", "surrogatepass")) + 1
 
     def render(
-        self, lines: Iterator[tuple[str, bool]], encoding: textcodec.Encoding
+        self, lines: Iterator[tuple[str, bool]], encoding: textcodec.Encoding, before: int = 0
     ) -> dict[str, Any]:
+        """The page from ``lines``, the file's lines after the first ``before`` of them."""
         shown: list[str] = []
         cut_lines: list[int] = []
         used = 0
-        seen = 0
+        seen = before
         stopped_by: str | None = None
         for line, cut in lines:
             if self.cancel.is_set():  # a huge offset walks the file: honour cancellation
@@ -242,6 +286,80 @@ class Page:
             shown.append(line)
             if cut:
                 cut_lines.append(seen)
+        return self.finish(shown, cut_lines, seen, stopped_by, encoding)
+
+    def render_block(
+        self,
+        stream: BinaryIO,
+        encoding: textcodec.Encoding,
+        position: int,
+        marks: read_paging.Checkpoints | None,
+    ) -> dict[str, Any] | None:
+        """The page of a UTF-8 file whose line ``offset`` starts at ``position``, from one block
+        of raw bytes split in C; None (walk the lines instead) when a line in it is longer than
+        ``read.max_line_chars``, the bytes are not valid UTF-8, or the first line passes the
+        block. Same page, same facts as ``render``."""
+        limit = self.max_bytes + 1 if not self.in_chars else 4 * self.max_bytes + 4
+        block = stream.read(limit)
+        at_end = len(block) < limit
+        raw = block.split(b"\n")
+        tail = raw.pop()  # after the last LF: a part line, or the unterminated last line
+        if at_end and tail:
+            raw.append(tail)
+            tail = b""
+        if not raw:
+            return None
+        try:  # one decode of the whole lines, split again in C
+            lines = b"\n".join(raw).decode("utf-8").split("\n")
+        except UnicodeDecodeError:
+            return None
+        if max(map(len, lines)) > self.max_chars:
+            return None
+        # the cost of the first k lines, each counted with its LF, in C: accumulate and bisect
+        costs = list(
+            itertools.accumulate(map((1).__add__, map(len, lines if self.in_chars else raw)))
+        )
+        by_bytes = max(bisect.bisect_right(costs, self.max_bytes), 1)
+        stop = min(self.page_size, by_bytes)
+        stopped_by: str | None = None
+        if stop < len(costs):  # a line follows the page: what stopped it, as render checks it
+            shown_count = stop
+            if self.page_size <= by_bytes:
+                stopped_by = "limit" if self.limit and self.limit <= self.max_lines else "lines"
+            else:
+                stopped_by = "bytes"
+        else:  # every whole line of the block fits: the page ends at the block's end?
+            shown_count = len(costs)
+            used = costs[-1]
+            if at_end:
+                pass
+            elif not tail:  # the block ended on an LF: whether a line follows is unknown
+                return None
+            elif shown_count >= self.page_size:
+                stopped_by = "limit" if self.limit and self.limit <= self.max_lines else "lines"
+            else:  # the part line after the block's last LF: too long to fit, whatever its rest
+                least = len(tail.decode("utf-8", "ignore")) if self.in_chars else len(tail)
+                if used + least + 1 <= self.max_bytes:
+                    return None
+                stopped_by = "bytes"
+        shown = lines[:shown_count]
+        if stopped_by is not None and marks is not None:
+            key = read_paging.file_key(stream)
+            if key is not None:  # where the next page starts
+                end = position + sum(map(len, raw[:shown_count])) + shown_count
+                marks.remember(key, self.offset - 1 + shown_count, end)
+        seen = self.offset - 1 + shown_count
+        del tail
+        return self.finish(shown, [], seen, stopped_by, encoding)
+
+    def finish(
+        self,
+        shown: list[str],
+        cut_lines: list[int],
+        seen: int,
+        stopped_by: str | None,
+        encoding: textcodec.Encoding,
+    ) -> dict[str, Any]:
         details: dict[str, Any] = {
             "path": self.path,
             "encoding": encoding.name,
@@ -288,11 +406,15 @@ class Page:
         READ-PRES-02: the cut announced with its offset; READ-GOLD-01: the exact layout."""
         observation = details["observation"]
         start, end = self.offset, self.offset + len(shown) - 1
-        was_cut = set(cut_lines)
-        numbered = [
-            number_line(n, line + (LINE_CUT_SUFFIX if n in was_cut else ""))
-            for n, line in enumerate(shown, start=start)
-        ]
+        if cut_lines:
+            was_cut = set(cut_lines)
+            numbered = [
+                number_line(n, line + (LINE_CUT_SUFFIX if n in was_cut else ""))
+                for n, line in enumerate(shown, start=start)
+            ]
+        else:  # number_line, inlined: this is the per-line cost of every page
+            numbers = map(NUMBER_FORMAT, range(start, end + 1))
+            numbered = list(map(operator.add, numbers, shown))
         notes: list[str] = []
         if encoding.name == "latin-1":
             notes.append("[Decoded as latin-1: the file is not valid UTF-8.]")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import selectors
 import shutil
 import signal
@@ -45,6 +46,9 @@ class RgRun:
     capped: bool = False
     timed_out: bool = False
     cancelled: bool = False
+    #: paths rg could not enter because they pass the system's path length limit (a tree
+    #: nested thousands deep): the walk's depth limit, announced by the tools
+    too_deep: int = 0
 
     def records(self, separator: bytes) -> list[bytes]:
         """Split stdout into records; when stopped early, drop the record cut in half."""
@@ -57,11 +61,56 @@ class RgRun:
         return parts
 
 
-#: Flags every search runs with: no config file (GREP-CONFIG-01, GLOB-CONFIG-01), no warnings
-#: on stderr (unreadable directories are skipped: GREP-PATH-02), hidden files included
-#: (GREP-HIDDEN-01), .gitignore honoured inside (GREP-IGN-02, GLOB-IGN-03) and outside git
-#: repositories too (GREP-IGN-03, GLOB-IGN-04), and never the machine's global gitignore.
-BASE_FLAGS = ("--no-config", "--no-messages", "--hidden", "--no-require-git", "--no-ignore-global")
+#: Flags every search runs with: no config file (GREP-CONFIG-01, GLOB-CONFIG-01), hidden files
+#: included (GREP-HIDDEN-01), .gitignore honoured inside (GREP-IGN-02, GLOB-IGN-03) and outside
+#: git repositories too (GREP-IGN-03, GLOB-IGN-04), and never the machine's global gitignore.
+#: rg's messages stay on: ``run`` drops the walk's (unreadable directories are skipped in
+#: silence: GREP-PATH-02) and counts the paths too long to enter (``RgRun.too_deep``).
+BASE_FLAGS = ("--no-config", "--hidden", "--no-require-git", "--no-ignore-global")
+#: a message of the walk, not of the search: ``rg: PATH: REASON (os error N)``, or a problem in
+#: an ignore file (``rg: PATH: line N: ...``)
+WALK_MESSAGE = re.compile(rb"^rg: .*(?:\(os error (\d+)\)|: line \d+: .*)$", re.S)
+ENAMETOOLONG = b"36"
+#: what rg says (with its messages on) when its filters left nothing to search: not an error
+NOTHING_SEARCHED = (b"rg: No files were searched", b"Running with --debug will show why")
+#: the longest stderr line kept whole for classification (a walk message names its path)
+STDERR_LINE_CAP = 1 << 20
+
+
+class _Stderr:
+    """rg's stderr, line by line: walk messages counted and dropped, the rest kept (capped)."""
+
+    def __init__(self) -> None:
+        self.kept = bytearray()
+        self.partial = bytearray()
+        self.too_deep = 0
+
+    def feed(self, chunk: bytes) -> None:
+        self.partial += chunk
+        *lines, rest = self.partial.split(b"\n")
+        if len(rest) > STDERR_LINE_CAP:  # keep both ends: the path's start, the reason's end
+            half = STDERR_LINE_CAP // 2
+            rest = rest[:half] + rest[-half:]
+        self.partial = rest
+        for line in lines:
+            self._line(bytes(line), b"\n")
+
+    def _line(self, line: bytes, end: bytes = b"") -> None:
+        if line.startswith(NOTHING_SEARCHED):
+            return
+        found = WALK_MESSAGE.match(line)
+        if found is not None:
+            if found.group(1) == ENAMETOOLONG:
+                self.too_deep += 1
+            return
+        if len(self.kept) < STDERR_CAP:
+            self.kept += (line + end)[: STDERR_CAP - len(self.kept)]
+
+    def close(self) -> str:
+        if self.partial:
+            self._line(bytes(self.partial))
+            self.partial = bytearray()
+        return self.kept.decode("utf-8", "replace")
 
 
 def find_rg(env_path: str | None = None) -> str:
@@ -135,7 +184,7 @@ def run(
     )
     assert proc.stdout is not None and proc.stderr is not None
     out = bytearray()
-    err = bytearray()
+    err = _Stderr()
     capped = timed_out = cancelled = False
     selector = selectors.DefaultSelector()
     selector.register(proc.stdout, selectors.EVENT_READ, "out")
@@ -161,8 +210,8 @@ def run(
                     if len(out) >= max_bytes:
                         del out[max_bytes:]
                         capped = True
-                elif len(err) < STDERR_CAP:
-                    err += chunk
+                else:
+                    err.feed(chunk)
             if capped:
                 break
     finally:
@@ -176,9 +225,10 @@ def run(
         timed_out = True
     return RgRun(
         stdout=bytes(out),
-        stderr=err.decode("utf-8", "replace"),
+        stderr=err.close(),
         returncode=returncode,
         capped=capped,
         timed_out=timed_out,
         cancelled=cancelled,
+        too_deep=err.too_deep,
     )

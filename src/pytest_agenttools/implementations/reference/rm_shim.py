@@ -15,6 +15,7 @@ import tempfile
 import threading
 from typing import Any
 
+from pytest_agenttools.implementations.reference import fsport
 from pytest_agenttools.implementations.reference.results import ToolError
 
 SERVICE = "bash.rm_shim"
@@ -66,7 +67,7 @@ def _paths(services: dict[str, Any]) -> dict[str, str]:
 def _paths_locked(services: dict[str, Any]) -> dict[str, str]:
     paths = services.get(SERVICE)
     if paths is None:
-        root = tempfile.mkdtemp(prefix="agenttools-data-")
+        root = tempfile.mkdtemp(prefix=fsport.owned_prefix("data"))
         paths = {
             "root": root,
             "shims": os.path.join(root, "shims"),

@@ -18,6 +18,7 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from pytest_agenttools.implementations.reference import (
+    fsport,
     ripgrep,
     search_filters,
     search_input,
@@ -31,6 +32,28 @@ ENGINE_ENV_DROP = frozenset({"RIPGREP_CONFIG_PATH"})
 #: A pattern longer than this (UTF-8 bytes) goes to rg in a file, not on the command line:
 #: Linux refuses a single argument over 128 KiB ("Argument list too long").
 INLINE_PATTERN_BYTES = 32 * 1024
+
+
+def _path_max() -> int:
+    try:
+        return os.pathconf("/", "PC_PATH_MAX")
+    except (OSError, ValueError, AttributeError):
+        return 4096
+
+
+#: the longest path the system opens: the walk's depth limit
+PATH_MAX = _path_max()
+
+
+def too_deep_note(found: ripgrep.RgRun, root: str) -> str:
+    """The notice for paths the walk could not enter (``RgRun.too_deep``), else ""."""
+    if not found.too_deep:
+        return ""
+    return (
+        f"[{found.too_deep} path(s) below {root} were not searched: they pass the system's "
+        f"path length limit ({PATH_MAX} bytes), so files nested that deep are missing here. "
+        "Search from a directory further down (path=...), or list them with bash `find`.]"
+    )
 
 
 class SearchOps:
@@ -125,7 +148,7 @@ class GrepOps(SearchOps):
             yield [f"--regexp={pattern}"]
             return
         handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below, after rg ran)
-            prefix="agenttools-pattern-", suffix=".txt", delete=False
+            prefix=fsport.owned_prefix("pattern"), suffix=".txt", delete=False
         )
         try:
             with handle:
@@ -149,6 +172,45 @@ class GrepOps(SearchOps):
                 max_filesize=cap,
             )
         return True
+
+    def oversized(
+        self,
+        argv: Sequence[str],
+        cwd: str,
+        cap: int,
+        *,
+        timeout: float,
+        cancel: threading.Event | None,
+        env: Mapping[str, str] | None,
+        keep: Callable[[bytes], bool] | None = None,
+        most: int = 5,
+    ) -> tuple[int, list[str]]:
+        """Files a directory search skipped for being over ``cap`` bytes (GREP-SIZE-01): how
+        many, and the first ``most`` names. ``argv`` lists the searched files (``--files``
+        with the search's selection); asked only when a search found nothing."""
+        found = self.run(argv, cwd, timeout=timeout, max_bytes=64 << 20, cancel=cancel, env=env)
+        count, names = 0, list[str]()
+        try:
+            base = os.open(cwd, os.O_RDONLY | os.O_DIRECTORY)
+        except OSError:
+            return 0, []
+        try:
+            for index, name in enumerate(found.records(b"\0")):
+                if index % 4096 == 0 and cancel is not None and cancel.is_set():
+                    break
+                if keep is not None and not keep(name):
+                    continue
+                try:
+                    size = os.stat(name, dir_fd=base, follow_symlinks=False).st_size
+                except OSError:
+                    continue
+                if size > cap:
+                    count += 1
+                    if len(names) < most:
+                        names.append(os.fsdecode(name))
+        finally:
+            os.close(base)
+        return count, names
 
     def window(
         self,

@@ -30,6 +30,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, BinaryIO
 
+from pytest_agenttools.implementations.reference import fsport
 from pytest_agenttools.implementations.reference.arguments import described, json_type, preview
 from pytest_agenttools.implementations.reference.results import ProtocolFault
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
@@ -58,30 +59,96 @@ log = logging.getLogger("agenttools.reference")
 
 @dataclass(frozen=True)
 class TooLong:
-    """A line beyond the limit: its first bytes (to find an id) and its full length."""
+    """A line beyond the limit (or, with ``out_of_memory``, one the server had no memory to
+    read whole): its first bytes (to find an id) and its full length."""
 
     head: bytes
     size: int
+    out_of_memory: bool = False
+
+
+def _drain(stream: BinaryIO, size: int) -> tuple[int, bool]:
+    """Read and drop the rest of a line in pieces; its total size and whether input ended."""
+    while True:
+        piece = stream.readline(DRAIN_CHUNK)
+        size += len(piece)
+        if not piece:
+            return size, True
+        if piece.endswith(b"\n"):
+            return size, False
 
 
 def read_lines(stream: BinaryIO, limit: int = MAX_LINE_BYTES) -> Iterator[bytes | TooLong]:
-    """Each line of ``stream`` (newline kept), or a TooLong for one longer than ``limit``."""
+    """Each line of ``stream`` (newline kept), or a TooLong for one longer than ``limit`` (or
+    too long for the memory left)."""
     # ROBUST-LINE-02: a line over the cap is drained in pieces and answered, never held whole
+    step = min(DRAIN_CHUNK, limit + 1)
     while True:
-        line = stream.readline(limit + 1)
+        line = stream.readline(step)
         if not line:
             return
-        if line.endswith(b"\n") or len(line) <= limit:
+        if line.endswith(b"\n") or len(line) < step:
             yield line
             continue
-        head, size = line[:4096], len(line)
-        del line
-        while True:
-            piece = stream.readline(DRAIN_CHUNK)
-            size += len(piece)
-            if not piece or piece.endswith(b"\n"):
-                break
-        yield TooLong(head, size)
+        yield _long_line(stream, line, limit)
+
+
+def _long_line(stream: BinaryIO, first: bytes, limit: int) -> bytes | TooLong:
+    """The rest of a line longer than one piece, gathered piece by piece so that running out
+    of memory on the way leaves the stream at a known place: the line is still read to its
+    end (and dropped), and the next line is read as usual."""
+    head, size = first[:4096], len(first)
+    whole: bytearray | None
+    try:
+        whole = bytearray(first)
+    except MemoryError:
+        whole = None
+    del first
+    while size <= limit:
+        piece = stream.readline(min(DRAIN_CHUNK, limit + 1 - size))
+        size += len(piece)
+        if whole is not None:
+            try:
+                whole += piece
+            except MemoryError:
+                whole = None
+        if not piece or piece.endswith(b"\n"):
+            if whole is None:
+                return TooLong(head, size, out_of_memory=True)
+            return whole  # type: ignore[return-value]  # a bytearray parses as bytes do
+    del whole
+    size, _ = _drain(stream, size)
+    return TooLong(head, size)
+
+
+def _leading_id(head: bytes) -> Any:
+    """The id at the start of a line that cannot be parsed whole, else None."""
+    found = LEADING_ID.match(head[:4096])
+    return json.loads(found.group(1)) if found else None
+
+
+def out_of_memory_message(size: int) -> str:
+    return (
+        f"the server ran out of memory reading a request line of {size} bytes, so the request "
+        "was not run; the server is still serving. Send less in one request, or give the "
+        "server more memory (its address-space limit, `ulimit -v`)."
+    )
+
+
+def exhausted_message(exc: BaseException, who: str) -> str:
+    """What ran out, when ``exc`` is a resource running out (memory, threads); else ""."""
+    if isinstance(exc, MemoryError):
+        return (
+            f"{who} ran out of memory and did not complete; the server is still serving. "
+            "Retry with a smaller input, or give the server more memory."
+        )
+    if isinstance(exc, RuntimeError) and "thread" in str(exc):
+        return (
+            f"{who} could not start a thread (the process is at its thread limit, "
+            "`ulimit -u`, or out of memory for thread stacks); the request was not run. "
+            "Retry when calls in flight have finished."
+        )
+    return ""
 
 
 def valid_id(value: Any) -> bool:
@@ -156,18 +223,31 @@ class Server:
 
     def handle_line(self, line: bytes | TooLong) -> bool:
         """Handle one request line, whatever it holds; return False when the server stops."""
+        try:
+            return self._handle_line(line)
+        except MemoryError:  # ROBUST: running out of memory on a line is answered, not fatal
+            size = line.size if isinstance(line, TooLong) else len(line)
+            head = line.head if isinstance(line, TooLong) else line[:4096]
+            del line
+            self.error(_leading_id(head), INTERNAL, out_of_memory_message(size))
+            return True
+
+    def _handle_line(self, line: bytes | TooLong) -> bool:
         # ROBUST-FUZZ-02: whatever the line, it gets its answer and the loop goes on
         if isinstance(line, TooLong):
-            found = LEADING_ID.match(line.head)
-            ident = json.loads(found.group(1)) if found else None
+            if line.out_of_memory:
+                self.error(_leading_id(line.head), INTERNAL, out_of_memory_message(line.size))
+                return True
             self.error(
-                ident,
+                _leading_id(line.head),
                 INVALID_REQUEST,
                 f"the request line is {line.size} bytes long; this server reads lines of at "
-                f"most {self.max_line_bytes} bytes",
+                f"most {self.max_line_bytes} bytes. Send less in one request (write a large "
+                "file in parts: write the first part, then append with bash or edit), or "
+                "start the server with a higher limit: `agenttools serve --max-line-bytes N`.",
             )
             return True
-        if not line.strip():
+        if not line or line.isspace():
             return True
         try:
             message = parse(line)
@@ -275,11 +355,20 @@ class Server:
         self.submit(ident, self._call, ident, params, event)
 
     def submit(self, ident: Any, fn: Callable[..., None], *args: Any) -> None:
+        refused = threading.Event()
+
+        def work() -> None:
+            if not refused.is_set():  # queued by a submit that then failed: already answered
+                fn(*args)
+
         try:
-            future = self.pool.submit(fn, *args)
-        except RuntimeError:  # the pool is shut down: the server is stopping
-            self.cancels.pop(ident, None)
-            self.error(ident, INTERNAL, "the server is shutting down")
+            future = self.pool.submit(work)
+        except (RuntimeError, MemoryError) as exc:  # shut down, or no thread could be started
+            refused.set()
+            with self.state_lock:
+                self.cancels.pop(ident, None)
+            message = "" if self.stopped else exhausted_message(exc, "the server")
+            self.error(ident, INTERNAL, message or "the server is shutting down")
             return
         with self.state_lock:
             self.futures.add(future)
@@ -300,7 +389,15 @@ class Server:
             log.error("internal error in %s", name, exc_info=True)
             self.error(ident, INTERNAL, f"{name}: internal error (details on the server's stderr)")
 
+    def _release(self, ident: Any, event: threading.Event) -> None:
+        """Free ``ident`` for a new call (only if it still names this call)."""
+        with self.state_lock:
+            if self.cancels.get(ident) is event:
+                del self.cancels[ident]
+
     def _call(self, ident: Any, params: dict[str, Any], cancel: threading.Event) -> None:
+        # the id is released before the answer is written: a client may reuse it as soon as it
+        # reads the answer
         try:
             result = self.tools.call(
                 params["tool"],
@@ -309,21 +406,28 @@ class Server:
                 params.get("env"),
                 cancel,
             )
+            self._release(ident, cancel)
             self.send({"id": ident, "result": result})
         except ProtocolFault as exc:
+            self._release(ident, cancel)
             self.error(ident, exc.jsonrpc_code, str(exc))
         except Exception as exc:  # the server must answer every request
+            self._release(ident, cancel)
             # a served implementation's own protocol fault, recognised as the in-process
             # adapter recognises it: a ``jsonrpc_code``, or a class named UnknownToolError
             code = getattr(exc, "jsonrpc_code", None)
             if type(code) is int or type(exc).__name__ == "UnknownToolError":
                 self.error(ident, code if type(code) is int else INVALID_PARAMS, str(exc))
                 return
+            exhausted = exhausted_message(exc, f"call {preview(params.get('tool'))}")
+            if exhausted:
+                log.error("%s", exhausted, exc_info=True)
+                self.error(ident, INTERNAL, exhausted)
+                return
             log.error("internal error in call %s", preview(params.get("tool")), exc_info=True)
             self.error(ident, INTERNAL, "internal error (details on the server's stderr)")
         finally:
-            with self.state_lock:
-                self.cancels.pop(ident, None)
+            self._release(ident, cancel)
 
     def stop(self, grace: float = SHUTDOWN_GRACE) -> bool:
         """Cancel every call, let them answer, clean up; True when no call is still running."""
@@ -383,6 +487,10 @@ def serve(
         logging.basicConfig(stream=sys.stderr, format="agenttools serve: %(message)s")
         for signum in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(signum, _on_signal)
+    try:  # what servers killed before they could clean up left in the temp directory
+        fsport.sweep_dead_owners()
+    except Exception:
+        log.error("sweeping the leftovers of dead servers failed", exc_info=True)
     source = stdin if stdin is not None else sys.stdin.buffer
     server = server_class(
         tools if tools is not None else ReferenceTools(),

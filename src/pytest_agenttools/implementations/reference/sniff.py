@@ -88,6 +88,10 @@ def image_mime(sample: bytes) -> str | None:
     return None
 
 
+#: the control bytes that mark a binary file: C0 except tab, LF and CR, and DEL
+CONTROL_BYTES = bytes(b for b in range(0x20) if b not in (9, 10, 13)) + b"\x7f"
+
+
 def classify(sample: bytes, path: str) -> Kind:
     mime = image_mime(sample)
     if mime:
@@ -100,7 +104,7 @@ def classify(sample: bytes, path: str) -> Kind:
     if b"\x00" in sample:
         return Kind("binary", reason="it contains NUL bytes")
     if sample:
-        control = sum(1 for b in sample if (b < 0x20 and b not in (9, 10, 13)) or b == 0x7F)
+        control = len(sample) - len(sample.translate(None, CONTROL_BYTES))  # counted in C
         if control / len(sample) > CONTROL_RATIO:
             share = round(100 * control / len(sample))
             return Kind("binary", reason=f"{share}% of its first bytes are control characters")

@@ -129,6 +129,27 @@ def _internal_error(tool: str) -> dict[str, Any]:
     )
 
 
+def _exhausted(tool: str, exc: BaseException) -> dict[str, Any] | None:
+    """A resource running out (memory, threads) as a result that names it; None otherwise."""
+    if isinstance(exc, MemoryError):
+        code = "out_of_memory"
+        text = (
+            f"{tool}: ran out of memory and did not complete this call. Retry with a smaller "
+            "input (a smaller file, page or output), or give the process more memory."
+        )
+    elif isinstance(exc, RuntimeError) and "thread" in str(exc):
+        code = "resource_exhausted"
+        text = (
+            f"{tool}: could not start a thread (the process is at its thread limit, "
+            "`ulimit -u`, or out of memory for thread stacks), so the call did not complete. "
+            "Retry when other calls or background commands have finished."
+        )
+    else:
+        return None
+    log.error("%s", text, exc_info=True)
+    return error_result(code, text, traceback=traceback.format_exc(limit=8))
+
+
 def load_tools() -> dict[str, ToolDefinition]:
     """The definitions of the tool modules that exist; a tool whose module is absent is not
     offered, and a module's ``TOOLS`` that is not a tuple of definitions is an error.
@@ -280,6 +301,8 @@ class ReferenceTools:
             result = error_result("not_found", f"File not found: {_filename(exc)}.", **refused)
         except OSError as exc:
             result = error_result("os_error", _os_error_text(tool, exc), **refused)
+        except (MemoryError, RuntimeError) as exc:  # a resource ran out: say which one
+            result = _with_details(_exhausted(tool, exc) or _internal_error(tool), refused)
         except Exception:  # the contract: a call never raises into its caller
             result = _with_details(_internal_error(tool), refused)
         try:

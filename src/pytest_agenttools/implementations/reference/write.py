@@ -8,6 +8,7 @@ is swept by the mutation queue the next time a write or edit touches that direct
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 import threading
@@ -69,6 +70,24 @@ def _encode(content: str, encoding: textcodec.Encoding) -> bytes:
         ) from None
 
 
+def _refuse_link_loop(path: str, target: str) -> None:
+    """A symbolic link that resolves to itself (a loop) has no file to write: refused, and the
+    link is left as it is (replacing it would destroy the link, not write through it)."""
+    for candidate in (path, target):
+        try:
+            os.stat(candidate)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP:
+                raise ToolError(
+                    "symlink_loop",
+                    f"Cannot write {path}: it is a symbolic link that loops (it resolves to "
+                    "itself through too many levels of links), so there is no file to write "
+                    "to. The link was left as it is; inspect it with bash `ls -l` and remove "
+                    "or fix it first.",
+                    path=path,
+                ) from None
+
+
 def _check_parent(target: str) -> None:
     """WRITE-PARENT-02: a component that must be a directory is a file: nothing is touched,
     and the error names that component (WRITE-PRES-03)."""
@@ -103,6 +122,7 @@ def _write_locked(
             f"{path} is a directory; write needs a file path inside it.",
             path=path,
         )
+    _refuse_link_loop(path, target)
     existing = os.path.exists(target)
     old_bytes: bytes | None = None
     old_too_large = False
