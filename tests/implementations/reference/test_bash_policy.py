@@ -210,6 +210,25 @@ def test_a_bad_timeout_is_refused_in_these_words(value: Any, maximum: float, mes
     assert named.value.message == "task_output" + message.removeprefix("bash")
 
 
+@pytest.mark.parametrize("timeout", [6, 10**6])
+def test_a_background_timeout_over_its_cap_is_not_told_to_use_run_in_background(
+    tmp_path: Path, timeout: int
+) -> None:
+    tools = ReferenceTools({"bash.background_max_timeout_s": 5})
+    try:
+        arguments = {"command": "true", "run_in_background": True, "timeout": timeout}
+        refused = tools.call("bash", arguments, str(tmp_path))
+        foreground = tools.call("bash", {"command": "true", "timeout": 10**6}, str(tmp_path))
+    finally:
+        tools.shutdown()
+    text = refused["content"][0]["text"]
+    assert refused["isError"] and refused["details"]["error"] == "invalid_argument"
+    assert "run_in_background" not in text, text
+    assert text.endswith("; that is the cap of a background task (bash.background_max_timeout_s).")
+    assert "over the maximum of 5 seconds" in text, text
+    assert "use run_in_background" in foreground["content"][0]["text"]
+
+
 def test_a_timeout_at_the_maximum_is_taken() -> None:
     assert bash.parse_timeout(300, 300) == 300.0
     assert bash.parse_timeout(0.5, 1) == 0.5

@@ -127,11 +127,18 @@ def _tasks(ctx_services: dict[str, Any]) -> TaskTable:
     return table
 
 
-def parse_timeout(value: Any, maximum: float, tool: str = "bash") -> float:
+#: what a refused foreground timeout suggests, and what a refused background one says instead
+LONGER = "use run_in_background for longer commands"
+BACKGROUND_CAP = "that is the cap of a background task (bash.background_max_timeout_s)"
+
+
+def parse_timeout(value: Any, maximum: float, tool: str = "bash", longer: str = LONGER) -> float:
     """Seconds, finite, above zero and at most ``maximum`` (0: no cap); else a clear error.
 
     BASH-TIMEOUT-03: the reference refuses a bad timeout (nothing runs) rather than guessing;
-    replacing it by the default or the cap is the other correct design.
+    replacing it by the default or the cap is the other correct design. ``longer`` is what a
+    timeout over the cap is told: a foreground call is pointed to ``run_in_background``, a call
+    that already set it is told the background cap instead.
     """
     if value is None or isinstance(value, bool):
         raise ToolError("invalid_argument", f"{tool}: timeout must be a number of seconds.")
@@ -146,8 +153,7 @@ def parse_timeout(value: Any, maximum: float, tool: str = "bash") -> float:
     except OverflowError:  # an integer beyond the float range
         raise ToolError(
             "invalid_argument",
-            f"{tool}: timeout is too large; give {cap}"
-            + ("; use run_in_background for longer commands." if maximum > 0 else "."),
+            f"{tool}: timeout is too large; give {cap}" + (f"; {longer}." if maximum > 0 else "."),
         ) from None
     if math.isnan(seconds) or math.isinf(seconds) or seconds <= 0:
         raise ToolError(
@@ -157,8 +163,7 @@ def parse_timeout(value: Any, maximum: float, tool: str = "bash") -> float:
     if maximum > 0 and seconds > maximum:
         raise ToolError(
             "invalid_argument",
-            f"{tool}: timeout {seconds:g} s is over the maximum of {maximum:g} seconds; use "
-            "run_in_background for longer commands.",
+            f"{tool}: timeout {seconds:g} s is over the maximum of {maximum:g} seconds; {longer}.",
         )
     return seconds
 
@@ -401,7 +406,8 @@ def _checked(arguments: Any, ctx: CallContext) -> tuple[dict[str, Any], float, b
         cap = float(ctx.limits["bash.max_timeout_s"])
         default = float(ctx.limits["bash.default_timeout_s"])
         default = min(default, cap) if cap > 0 else default
-    timeout = parse_timeout(args["timeout"], cap) if "timeout" in args else default
+    longer = BACKGROUND_CAP if background else LONGER
+    timeout = parse_timeout(args["timeout"], cap, longer=longer) if "timeout" in args else default
     return args, timeout, background
 
 
