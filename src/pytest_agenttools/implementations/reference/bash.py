@@ -6,7 +6,8 @@ bounded view (``output_capture``), hands a foreground command over to the backgr
 soft-yield window (``tasks``), and gives the command a sanitised environment
 (``env_sanitize``). ``task_output {task_id, block?, timeout?}`` reads a background task's new
 output and status. The protocol method ``bash/analyze`` classifies a command
-(``command_analysis``).
+(``command_analysis``, ``command_risk``) and ``bash/match_rule`` matches a permission rule
+(``command_rules``).
 
 Every result, error results included, carries ``details.observation`` (a BashObservation:
 docs/adapter-protocol.md, Observations). The operations port ``BashOps`` is how the tool
@@ -23,7 +24,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_agenttools.implementations.reference import command_analysis, rm_shim
+from pytest_agenttools.implementations.reference import command_analysis, command_rules, rm_shim
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.bash_sandbox import sandboxed_ops
 from pytest_agenttools.implementations.reference.context import CallContext
@@ -476,10 +477,19 @@ def _analyze(params: Any, services: dict[str, Any]) -> dict[str, Any]:
     command = params.get("command") if isinstance(params, dict) else None
     if not isinstance(command, str):
         raise ValueError("bash/analyze needs params.command (a string)")
-    return command_analysis.analyze(command)
+    return command_rules.analyze(command)
 
 
-METHODS = {"bash/analyze": _analyze}
+def _match_rule(params: Any, services: dict[str, Any]) -> dict[str, Any]:
+    """BASH-AN-08, BASH-AN-09: does a permission rule cover a command?"""
+    given = params if isinstance(params, dict) else {}
+    rule, command = given.get("rule"), given.get("command")
+    if not isinstance(rule, str) or not isinstance(command, str):
+        raise ValueError("bash/match_rule needs params.rule and params.command (strings)")
+    return command_rules.match_rule(rule, command)
+
+
+METHODS = {"bash/analyze": _analyze, "bash/match_rule": _match_rule}
 
 
 def shutdown(services: dict[str, Any]) -> None:
