@@ -136,6 +136,8 @@ GROUPS: tuple[Group, ...] = (
             "env_sanitize",
             "rm_shim",
             "command_analysis",
+            "command_risk",
+            "command_rules",
         ),
         (
             "implementations/reference/test_output_capture.py",
@@ -143,6 +145,7 @@ GROUPS: tuple[Group, ...] = (
             "implementations/reference/test_tasks.py",
             "implementations/reference/test_processes.py",
             "implementations/reference/test_bash_policy.py",
+            "implementations/reference/test_command_rules.py",
         ),
     ),
     Group(

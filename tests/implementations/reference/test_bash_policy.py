@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agenttools.implementations.reference import bash, command_analysis
+from pytest_agenttools.implementations.reference import bash, command_analysis, command_rules
 from pytest_agenttools.implementations.reference.output_capture import NO_OUTPUT
 from pytest_agenttools.implementations.reference.processes import Exit
 from pytest_agenttools.implementations.reference.results import ToolError
@@ -151,11 +151,24 @@ def test_the_analyze_method_classifies_the_command_it_is_given() -> None:
     analyze = ReferenceTools().method("bash/analyze")
     assert analyze is not None
     command = "git status && rm -rf build"
-    assert analyze({"command": command}, {}) == command_analysis.analyze(command)
-    assert analyze({"command": "ls"}, {}) == command_analysis.analyze("ls")
+    assert analyze({"command": command}, {}) == command_rules.analyze(command)
+    assert analyze({"command": "ls"}, {}) == command_rules.analyze("ls")
+    assert analyze({"command": "ls"}, {})["class"] == command_analysis.analyze("ls")["class"]
     for params in ({"command": 7}, {}, ["ls"], None):
         with pytest.raises(ValueError, match=r"bash/analyze needs params\.command"):
             analyze(params, {})
+
+
+def test_the_match_rule_method_matches_the_rule_it_is_given() -> None:
+    match = ReferenceTools().method("bash/match_rule")
+    assert match is not None
+    params = {"rule": "Bash(go test:*)", "command": "go test ./..."}
+    assert match(params, {}) == command_rules.match_rule("Bash(go test:*)", "go test ./...")
+    assert match(params, {})["matches"] is True
+    bad_params: list[Any] = [{"rule": "Bash(ls)"}, {"command": "ls"}, {"rule": 1, "command": "ls"}]
+    for bad in [*bad_params, [], None]:
+        with pytest.raises(ValueError, match=r"bash/match_rule needs params\.rule and params"):
+            match(bad, {})
 
 
 LONG = "x" * 50
@@ -208,6 +221,25 @@ def test_a_bad_timeout_is_refused_in_these_words(value: Any, maximum: float, mes
     with pytest.raises(ToolError) as named:
         bash.parse_timeout(value, maximum, "task_output")
     assert named.value.message == "task_output" + message.removeprefix("bash")
+
+
+@pytest.mark.parametrize("timeout", [6, 10**6])
+def test_a_background_timeout_over_its_cap_is_not_told_to_use_run_in_background(
+    tmp_path: Path, timeout: int
+) -> None:
+    tools = ReferenceTools({"bash.background_max_timeout_s": 5})
+    try:
+        arguments = {"command": "true", "run_in_background": True, "timeout": timeout}
+        refused = tools.call("bash", arguments, str(tmp_path))
+        foreground = tools.call("bash", {"command": "true", "timeout": 10**6}, str(tmp_path))
+    finally:
+        tools.shutdown()
+    text = refused["content"][0]["text"]
+    assert refused["isError"] and refused["details"]["error"] == "invalid_argument"
+    assert "run_in_background" not in text, text
+    assert text.endswith("; that is the cap of a background task (bash.background_max_timeout_s).")
+    assert "over the maximum of 5 seconds" in text, text
+    assert "use run_in_background" in foreground["content"][0]["text"]
 
 
 def test_a_timeout_at_the_maximum_is_taken() -> None:

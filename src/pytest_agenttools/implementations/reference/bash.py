@@ -6,7 +6,8 @@ bounded view (``output_capture``), hands a foreground command over to the backgr
 soft-yield window (``tasks``), and gives the command a sanitised environment
 (``env_sanitize``). ``task_output {task_id, block?, timeout?}`` reads a background task's new
 output and status. The protocol method ``bash/analyze`` classifies a command
-(``command_analysis``).
+(``command_analysis``, ``command_risk``) and ``bash/match_rule`` matches a permission rule
+(``command_rules``).
 
 Every result, error results included, carries ``details.observation`` (a BashObservation:
 docs/adapter-protocol.md, Observations). The operations port ``BashOps`` is how the tool
@@ -23,7 +24,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_agenttools.implementations.reference import command_analysis, rm_shim
+from pytest_agenttools.implementations.reference import command_analysis, command_rules, rm_shim
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.bash_sandbox import sandboxed_ops
 from pytest_agenttools.implementations.reference.context import CallContext
@@ -127,11 +128,18 @@ def _tasks(ctx_services: dict[str, Any]) -> TaskTable:
     return table
 
 
-def parse_timeout(value: Any, maximum: float, tool: str = "bash") -> float:
+#: what a refused foreground timeout suggests, and what a refused background one says instead
+LONGER = "use run_in_background for longer commands"
+BACKGROUND_CAP = "that is the cap of a background task (bash.background_max_timeout_s)"
+
+
+def parse_timeout(value: Any, maximum: float, tool: str = "bash", longer: str = LONGER) -> float:
     """Seconds, finite, above zero and at most ``maximum`` (0: no cap); else a clear error.
 
     BASH-TIMEOUT-03: the reference refuses a bad timeout (nothing runs) rather than guessing;
-    replacing it by the default or the cap is the other correct design.
+    replacing it by the default or the cap is the other correct design. ``longer`` is what a
+    timeout over the cap is told: a foreground call is pointed to ``run_in_background``, a call
+    that already set it is told the background cap instead.
     """
     if value is None or isinstance(value, bool):
         raise ToolError("invalid_argument", f"{tool}: timeout must be a number of seconds.")
@@ -146,8 +154,7 @@ def parse_timeout(value: Any, maximum: float, tool: str = "bash") -> float:
     except OverflowError:  # an integer beyond the float range
         raise ToolError(
             "invalid_argument",
-            f"{tool}: timeout is too large; give {cap}"
-            + ("; use run_in_background for longer commands." if maximum > 0 else "."),
+            f"{tool}: timeout is too large; give {cap}" + (f"; {longer}." if maximum > 0 else "."),
         ) from None
     if math.isnan(seconds) or math.isinf(seconds) or seconds <= 0:
         raise ToolError(
@@ -157,8 +164,7 @@ def parse_timeout(value: Any, maximum: float, tool: str = "bash") -> float:
     if maximum > 0 and seconds > maximum:
         raise ToolError(
             "invalid_argument",
-            f"{tool}: timeout {seconds:g} s is over the maximum of {maximum:g} seconds; use "
-            "run_in_background for longer commands.",
+            f"{tool}: timeout {seconds:g} s is over the maximum of {maximum:g} seconds; {longer}.",
         )
     return seconds
 
@@ -401,7 +407,8 @@ def _checked(arguments: Any, ctx: CallContext) -> tuple[dict[str, Any], float, b
         cap = float(ctx.limits["bash.max_timeout_s"])
         default = float(ctx.limits["bash.default_timeout_s"])
         default = min(default, cap) if cap > 0 else default
-    timeout = parse_timeout(args["timeout"], cap) if "timeout" in args else default
+    longer = BACKGROUND_CAP if background else LONGER
+    timeout = parse_timeout(args["timeout"], cap, longer=longer) if "timeout" in args else default
     return args, timeout, background
 
 
@@ -470,10 +477,19 @@ def _analyze(params: Any, services: dict[str, Any]) -> dict[str, Any]:
     command = params.get("command") if isinstance(params, dict) else None
     if not isinstance(command, str):
         raise ValueError("bash/analyze needs params.command (a string)")
-    return command_analysis.analyze(command)
+    return command_rules.analyze(command)
 
 
-METHODS = {"bash/analyze": _analyze}
+def _match_rule(params: Any, services: dict[str, Any]) -> dict[str, Any]:
+    """BASH-AN-08, BASH-AN-09: does a permission rule cover a command?"""
+    given = params if isinstance(params, dict) else {}
+    rule, command = given.get("rule"), given.get("command")
+    if not isinstance(rule, str) or not isinstance(command, str):
+        raise ValueError("bash/match_rule needs params.rule and params.command (strings)")
+    return command_rules.match_rule(rule, command)
+
+
+METHODS = {"bash/analyze": _analyze, "bash/match_rule": _match_rule}
 
 
 def shutdown(services: dict[str, Any]) -> None:

@@ -3,7 +3,7 @@
 Classes, from weakest to strongest need for review:
 
 - ``reusable``: a static command; a prefix rule for it can be reused for later calls;
-- ``exact-only``: the meaning depends on the shell at run time (parameter or arithmetic
+- ``exact-only``: the meaning depends on the shell at run time (parameter, arithmetic or tilde
   expansion, assignments, unquoted globs, brace expansion, heredocs, redirects other than
   ``>/dev/null``, ``2>/dev/null``, ``2>&1``): only this exact text may be approved;
 - ``require-human``: the command runs code the analysis cannot see (command or process
@@ -83,7 +83,7 @@ def static_word(node: Any) -> str | None:
     """The literal value of a word, or None when it depends on the shell at run time."""
     if node.type in ("word", "number"):
         text = _text(node)
-        return None if "\\" in text else text
+        return None if "\\" in text or text.startswith("~") else text
     if node.type == "raw_string":
         return _text(node)[1:-1]
     if node.type == "string":
@@ -239,6 +239,8 @@ def _check_everywhere(root: Any, verdict: Verdict) -> None:
             verdict.raise_to(EXACT, "parameter expansion")
         elif node.type == "arithmetic_expansion":
             verdict.raise_to(EXACT, "arithmetic expansion")
+        elif node.type == "word" and _text(node).startswith("~"):
+            verdict.raise_to(EXACT, "tilde expansion")
 
 
 def keepalive(root: Any) -> bool:
