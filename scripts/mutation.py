@@ -81,7 +81,7 @@ GROUPS: tuple[Group, ...] = (
     Group(
         "read",
         ("read", "edit"),
-        ("read", "read_pdf", "read_notebook", "sniff", "textcodec"),
+        ("read", "read_pdf", "read_notebook", "read_paging", "sniff", "textcodec"),
         ("implementations/reference/test_read_policy.py",),
     ),
     Group(
@@ -138,6 +138,7 @@ GROUPS: tuple[Group, ...] = (
             "command_analysis",
             "command_risk",
             "command_rules",
+            "bash_sandbox",
         ),
         (
             "implementations/reference/test_output_capture.py",
@@ -151,7 +152,17 @@ GROUPS: tuple[Group, ...] = (
     Group(
         "shared",
         ("read", "write", "edit", "grep", "glob", "bash"),
-        ("paths", "arguments", "results", "toolbox", "limits", "context", "fsport"),
+        (
+            "paths",
+            "arguments",
+            "results",
+            "toolbox",
+            "limits",
+            "context",
+            "fsport",
+            "definition",
+            "confine",
+        ),
         (
             "implementations/reference/test_shared_policy.py",
             "implementations/reference/test_units.py",
