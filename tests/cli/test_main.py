@@ -43,14 +43,18 @@ def clause_lines(stdout: str, clause: str) -> list[str]:
     return [line for line in stdout.splitlines() if line.split()[1:2] == [clause]]
 
 
-def test_clauses_lists_the_spec(tmp_path: Path) -> None:
+def test_clauses_lists_the_active_spec(tmp_path: Path) -> None:
     proc = agenttools("clauses", cwd=tmp_path)
     assert proc.returncode == 0
-    lines = proc.stdout.splitlines()
-    assert len(lines) == len(SPEC.clauses)
+    *lines, note = proc.stdout.splitlines()
+    retired = len(SPEC.clauses) - len(SPEC.active())
+    assert len(lines) == len(SPEC.active()) and not any("(retired)" in line for line in lines)
+    assert note == f"({retired} retired clauses left out: --retired lists them too)"
     assert any(line.startswith("READ-LN-01") and "MUST" in line for line in lines)
+    every = agenttools("clauses", "--retired", cwd=tmp_path).stdout.splitlines()
+    assert len(every) == len(SPEC.clauses) and sum("(retired)" in line for line in every) == retired
     only_write = agenttools("clauses", "--tool", "write", cwd=tmp_path).stdout.splitlines()
-    assert only_write and all(line.startswith("WRITE-") for line in only_write)
+    assert only_write and all(line.startswith(("WRITE-", "(")) for line in only_write)
 
 
 def test_clauses_markdown_honours_tool(tmp_path: Path) -> None:

@@ -15,7 +15,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +110,8 @@ def _check_selection(ns: argparse.Namespace) -> str | None:
     return None
 
 
-def _run(ns: argparse.Namespace, extra: list[str]) -> int:
+def _run(ns: argparse.Namespace) -> int:
+    extra: list[str] = ns.pytest_args
     problem = _check_selection(ns)
     if problem:
         return _fail("run", problem)
@@ -292,10 +294,14 @@ def _clauses(ns: argparse.Namespace) -> int:
             render_markdown(spec, clause_test_index(), implementation_index(), caught_index())
         )
         return 0
-    for clause in spec.clauses:
+    listed = [c for c in spec.clauses if ns.retired or not c.retired]
+    for clause in listed:
         needs = f"  [{', '.join(clause.features)}]" if clause.features else ""
         retired = " (retired)" if clause.retired else ""
         print(f"{clause.id:18} {clause.level:6} {clause.title}{retired}{needs}")
+    left_out = sum(1 for c in spec.clauses if c.retired) if not ns.retired else 0
+    if left_out:
+        print(f"({left_out} retired clauses left out: --retired lists them too)")
     return 0
 
 
@@ -431,23 +437,7 @@ def _table_options(parser: argparse.ArgumentParser, *, call: bool = False) -> No
             )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="agenttools",
-        description="Conformance kit for the file and shell tools of coding agents.",
-        epilog=EPILOG,
-    )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    run = commands.add_parser(
-        "run",
-        help="run the conformance suite (default: against the bundled reference)",
-        description="Run the shipped conformance suite against an implementation: the bundled "
-        "reference in process unless --impl, --cmd or --mcp names another. Prints the "
-        "conformance levels (MUST and SHOULD clauses passed, failed, failed as expected, not "
-        "run, and why) and every clause that did not pass; -v lists every clause. Exits 0 only "
-        "when every test passed or matched an expectation. Arguments after -- go to pytest "
-        "(e.g. -- -n auto, -- -k bom).",
-    )
+def _args_run(run: argparse.ArgumentParser) -> None:
     _table_options(run)
     run.add_argument(
         "--serial",
@@ -459,13 +449,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument(
         "-v", "--verbose", action="store_true", help="list every clause, with failing assertions"
     )
-    call = commands.add_parser(
-        "call",
-        help="send one tool call and print the raw result, for debugging an adapter by hand",
-        description="Start the implementation as `run` would, send one call, and print JSON: "
-        "the call, the result the adapter returned, and the parsed observation or the "
-        "contract violation. Exits 1 on a violation or a protocol error.",
-    )
+
+
+def _args_call(call: argparse.ArgumentParser) -> None:
     call.add_argument("tool", help="canonical tool name (read, write, edit, grep, glob, bash)")
     call.add_argument("arguments", help='the arguments as a JSON object, e.g. \'{"path": "a"}\'')
     _table_options(call, call=True)
@@ -473,21 +459,15 @@ def build_parser() -> argparse.ArgumentParser:
     call.add_argument(
         "--timeout", type=float, default=60.0, metavar="S", help="seconds to wait (default 60)"
     )
-    init = commands.add_parser(
-        "init",
-        help="write a runnable adapter skeleton (python, node or go)",
-        description="Write an adapter skeleton into DIR: a server speaking agenttools/2 over "
-        "stdio (node, go) or an in-process factory (python), with a manifest, an expectations "
-        "file and a README of next steps. It declares no tools, so its first run passes.",
-    )
+
+
+def _args_init(init: argparse.ArgumentParser) -> None:
     init.add_argument("--lang", required=True, choices=("python", "node", "go"))
     init.add_argument("directory", metavar="DIR", help="where to write (created if missing)")
     init.add_argument("--name", help="the implementation's name (default: from DIR)")
-    serve = commands.add_parser(
-        "serve",
-        help="serve the reference (or any in-process implementation) over stdio, or as an MCP "
-        "tool server (--mcp)",
-    )
+
+
+def _args_serve(serve: argparse.ArgumentParser) -> None:
     serve.add_argument(
         "--impl",
         metavar="FACTORY",
@@ -512,17 +492,17 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="longest request line read whole; longer ones are answered -32600 (default 64 MiB)",
     )
-    report = commands.add_parser(
-        "report", help="render JSON reports: a Markdown summary or a page comparing runs"
-    )
+
+
+def _args_report(report: argparse.ArgumentParser) -> None:
     report.add_argument("reports", nargs="+", metavar="REPORT.json")
     report.add_argument("--html", metavar="FILE", help="write a self-contained HTML page")
     report.add_argument(
         "--markdown", metavar="FILE", help="write Markdown (default without --html: stdout)"
     )
-    baseline = commands.add_parser(
-        "baseline", help="an expectations file covering a report's current failures"
-    )
+
+
+def _args_baseline(baseline: argparse.ArgumentParser) -> None:
     baseline.add_argument("--report", required=True, metavar="REPORT.json")
     baseline.add_argument(
         "--prune",
@@ -530,11 +510,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="rewrite this expectations file from the report: keep the reasons of entries "
         "that still apply, drop entries whose tests pass now, add new failures with TODO",
     )
-    selfcheck = commands.add_parser(
-        "selfcheck",
-        help="run the suite against the shipped broken implementations (each must fail) and "
-        "alternative correct implementations (each must pass)",
-    )
+
+
+def _args_selfcheck(selfcheck: argparse.ArgumentParser) -> None:
     selfcheck.add_argument(
         "only", nargs="*", help="broken or alternative implementations by name (default: all)"
     )
@@ -551,11 +529,100 @@ def build_parser() -> argparse.ArgumentParser:
         "timeouts and kill graces)",
     )
     selfcheck.add_argument("--json", metavar="FILE", help="write the kill matrix as JSON")
-    clauses = commands.add_parser("clauses", help="list the spec clauses")
+
+
+def _args_clauses(clauses: argparse.ArgumentParser) -> None:
     clauses.add_argument("--tool", help="only this tool's clauses")
+    clauses.add_argument(
+        "--retired", action="store_true", help="list the retired clauses too, marked so"
+    )
     clauses.add_argument(
         "--markdown", action="store_true", help="print docs/spec.md (with --tool: that part)"
     )
+
+
+@dataclass(frozen=True)
+class Command:
+    """One ``agenttools`` command: its name, its arguments, what runs it, and its help."""
+
+    name: str
+    arguments: Callable[[argparse.ArgumentParser], None]
+    handle: Callable[[argparse.Namespace], int]
+    help: str
+    description: str | None = None
+
+
+COMMANDS: tuple[Command, ...] = (
+    Command(
+        "run",
+        _args_run,
+        _run,
+        help="run the conformance suite (default: against the bundled reference)",
+        description="Run the shipped conformance suite against an implementation: the bundled "
+        "reference in process unless --impl, --cmd or --mcp names another. Prints the "
+        "conformance levels (MUST and SHOULD clauses passed, failed, failed as expected, not "
+        "run, and why) and every clause that did not pass; -v lists every clause. Exits 0 only "
+        "when every test passed or matched an expectation. Arguments after -- go to pytest "
+        "(e.g. -- -n auto, -- -k bom).",
+    ),
+    Command(
+        "call",
+        _args_call,
+        _call,
+        help="send one tool call and print the raw result, for debugging an adapter by hand",
+        description="Start the implementation as `run` would, send one call, and print JSON: "
+        "the call, the result the adapter returned, and the parsed observation or the "
+        "contract violation. Exits 1 on a violation or a protocol error.",
+    ),
+    Command(
+        "init",
+        _args_init,
+        _init,
+        help="write a runnable adapter skeleton (python, node or go)",
+        description="Write an adapter skeleton into DIR: a server speaking agenttools/2 over "
+        "stdio (node, go) or an in-process factory (python), with a manifest, an expectations "
+        "file and a README of next steps. It declares no tools, so its first run passes.",
+    ),
+    Command(
+        "serve",
+        _args_serve,
+        _serve,
+        help="serve the reference (or any in-process implementation) over stdio, or as an MCP "
+        "tool server (--mcp)",
+    ),
+    Command(
+        "report",
+        _args_report,
+        _report,
+        help="render JSON reports: a Markdown summary or a page comparing runs",
+    ),
+    Command(
+        "baseline",
+        _args_baseline,
+        _baseline,
+        help="an expectations file covering a report's current failures",
+    ),
+    Command(
+        "selfcheck",
+        _args_selfcheck,
+        _selfcheck,
+        help="run the suite against the shipped broken implementations (each must fail) and "
+        "alternative correct implementations (each must pass)",
+    ),
+    Command("clauses", _args_clauses, _clauses, help="list the spec clauses"),
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="agenttools",
+        description="Conformance kit for the file and shell tools of coding agents.",
+        epilog=EPILOG,
+    )
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for command in COMMANDS:
+        sub = commands.add_parser(command.name, help=command.help, description=command.description)
+        command.arguments(sub)
     return parser
 
 
@@ -569,20 +636,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ns = parser.parse_args(args)
     if ns.command in ("run", "call") and bool(ns.mcp) != bool(ns.mcp_mapping):
         parser.error("--mcp and --mcp-mapping go together (see docs/mcp-adapter.md)")
-    if ns.command == "run":
-        return _run(ns, extra)
-    if extra:
+    if extra and ns.command != "run":
         parser.error(f"only `run` passes arguments after -- to pytest ({ns.command} got {extra})")
-    commands = {
-        "call": _call,
-        "init": _init,
-        "serve": _serve,
-        "report": _report,
-        "baseline": _baseline,
-        "selfcheck": _selfcheck,
-        "clauses": _clauses,
-    }
-    return commands[ns.command](ns)
+    ns.pytest_args = extra
+    (command,) = [c for c in COMMANDS if c.name == ns.command]
+    return command.handle(ns)
 
 
 if __name__ == "__main__":
