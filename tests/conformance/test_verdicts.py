@@ -80,3 +80,13 @@ def test_read_cap_02_passes_with_the_caps_real_agents_ship(tmp_path: Path) -> No
     data = suite_report(tmp_path, "tests.conformance.fixed_caps:create", "READ-CAP-02")
     assert data["implementation"]["manifest"]["limits"]["read.max_bytes"] == 51200
     assert data["clauses"]["READ-CAP-02"] == "passed", data["output"]
+
+
+def test_write_path_01_says_what_went_wrong(tmp_path: Path) -> None:
+    """A write that takes `..` lexically fails WRITE-PATH-01 with a sentence, not a bare
+    FileNotFoundError from the test's own check."""
+    data = suite_report(tmp_path, f"{BROKEN}.write_lexical_dotdot:create", "WRITE-PATH-01")
+    assert data["clauses"]["WRITE-PATH-01"] == "failed", data["output"]
+    said = [t["assertion"] for t in data["tests"] if t["outcome"] == "failed"]
+    assert said and all("FileNotFoundError" not in a for a in said), said
+    assert all("taken lexically" in a for a in said), said

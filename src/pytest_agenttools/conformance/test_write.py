@@ -272,8 +272,13 @@ def test_dotdot_after_symlink(tools: ToolClient, ws: Workspace, spelling: str) -
         "dot-segments": "./link/./../x.txt",
     }[spelling]
     expect_ok(tools.write(path=path, content="through the link\n"))
-    kernel = os.path.join(str(ws.root), "link/../x.txt")
-    with open(kernel, "rb") as handle:  # the kernel resolves `..` after the link
+    kernel = os.path.join(str(ws.root), "link/../x.txt")  # `..` resolved after the link
+    lexical = ws.exists("x.txt")
+    assert os.path.exists(kernel), (
+        f"write({path!r}) wrote nothing where the kernel resolves the path (real/x.txt)"
+        + ("; it wrote x.txt beside the link: `..` was taken lexically" if lexical else "")
+    )
+    with open(kernel, "rb") as handle:
         assert handle.read() == b"through the link\n", f"{kernel} does not hold the content"
     assert ws.get("real/x.txt") == b"through the link\n"
     assert not ws.exists("x.txt"), "`..` was taken lexically: x.txt was written beside the link"
