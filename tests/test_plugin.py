@@ -109,6 +109,7 @@ def test_json_report(pytester: pytest.Pytester) -> None:
     assert report["summary"] == {
         "passed": 3,
         "failed": 1,
+        "blocked": 0,
         "skipped": 1,
         "xfailed": 0,
         "xpassed": 0,
@@ -250,8 +251,8 @@ def test_terminal_section_shows_the_levels_and_can_be_left_out(pytester: pytest.
     out = result.stdout.str()
     assert "agenttools conformance" in out
     (core,) = [line for line in out.splitlines() if line.split()[:1] == ["core"]]
-    must, passed, failed, xfailed, not_run = (int(n) for n in core.split()[1:6])
-    assert (passed, failed, xfailed) == (1, 0, 0) and not_run == must - 1
+    must, passed, failed, xfailed, blocked, not_run = (int(n) for n in core.split()[1:7])
+    assert (passed, failed, xfailed, blocked) == (1, 0, 0, 0) and not_run == must - 1
     assert re.search(r"not run: \d+ clauses .*: not selected by this run \(tests ", out)
     assert re.search(r"^  FAIL  READ-DIR-01 .*\(1 test: 1 failed\)$", out, re.M)
     quiet = pytester.runpytest("-p", "no:agenttools-summary")

@@ -112,6 +112,7 @@ def test_levels_count_every_clause_of_the_declared_tools() -> None:
         "passed": 1,
         "failed": 1,
         "expected": 1,
+        "blocked": 0,
         "not_run": core_must_total(("read", "write")) - 3,
     }
     assert run.levels[CORE]["not_run_reasons"] == {
@@ -123,8 +124,8 @@ def test_levels_count_every_clause_of_the_declared_tools() -> None:
 def test_terminal_shows_what_did_not_run_and_why() -> None:
     lines = terminal_lines(partial_run())
     (core,) = [line for line in lines if line.split()[:1] == [CORE]]
-    numbers = [int(n) for n in core.split()[1:6]]
-    assert numbers == [core_must_total(("read", "write")), 1, 1, 1, numbers[0] - 3]
+    numbers = [int(n) for n in core.split()[1:7]]
+    assert numbers == [core_must_total(("read", "write")), 1, 1, 1, 0, numbers[0] - 3]
     assert any(NOT_SELECTED in line and line.strip().startswith("not run:") for line in lines)
     failed = [line for line in lines if READ_CORE_MUST[1] in line]
     assert failed and failed[0].split()[0] == "FAIL" and "2 tests: 1 failed, 1 passed" in failed[0]
@@ -135,6 +136,39 @@ def test_terminal_shows_what_did_not_run_and_why() -> None:
         re.fullmatch(r"  not run: tool \w+ is not declared \(\d+ clauses\)", line)
         for line in undeclared
     )
+
+
+def blocked_run() -> Run:
+    """One read clause blocked by another clause's precondition, one passed."""
+    data = make_report(
+        "alpha", {READ_CORE_MUST[0]: ["blocked", "passed"], READ_CORE_MUST[1]: ["passed"]}
+    )
+    for test in data["tests"]:
+        if test["outcome"] == "blocked":
+            test["blocked_by"] = "READ-OFF-01"
+            test["message"] = "Skipped: blocked by READ-OFF-01: the read | failed"
+    return Run.from_report(data, SPEC, "alpha.json")
+
+
+def test_a_blocked_clause_is_counted_and_shown_in_every_form() -> None:
+    run = blocked_run()
+    blocked = READ_CORE_MUST[0]
+    assert run.verdict(blocked) == "blocked"
+    must = run.levels[CORE]["MUST"]
+    assert must["blocked"] == 1 and must["passed"] == 1, "a blocked MUST is not passed"
+    lines = terminal_lines(run)
+    (core,) = [line for line in lines if line.split()[:1] == [CORE]]
+    assert [int(n) for n in core.split()[1:7]][1:5] == [1, 0, 0, 1]
+    (shown,) = [line for line in lines if blocked in line]
+    assert shown.split()[0] == "BLOCK"
+    assert "blocked by READ-OFF-01: the read | failed" in shown
+    markdown = to_markdown([run])
+    assert "1 blocked" in markdown
+    row = next(line for line in markdown.splitlines() if line.startswith(f"| {blocked} "))
+    assert "blocked (blocked by READ-OFF-01: the read \\| failed)" in row
+    page = to_html([run])
+    assert 'data-verdict="blocked"' in page and "blocked by READ-OFF-01" in page
+    assert '<span data-k="blocked">1</span> blocked' in page
 
 
 def test_tally_counts_tests_by_outcome() -> None:
@@ -148,7 +182,8 @@ def test_tally_counts_tests_by_outcome() -> None:
 def test_markdown_shows_levels_reasons_and_assertions() -> None:
     text = to_markdown([partial_run()])
     total = core_must_total(("read", "write"))
-    assert f"MUST 1 of {total} passed, 1 failed, 1 failed as expected, {total - 3} not run" in text
+    counts = f"1 failed, 1 failed as expected, 0 blocked, {total - 3} not run"
+    assert f"MUST 1 of {total} passed, {counts}" in text
     assert NOT_SELECTED in text
     assert f"**{READ_CORE_MUST[1]}**" in text and ASSERTION in text
     assert "alpha 1.0 (stdio · alpha.json · 2026-11-30 10:00:00 UTC)" in text

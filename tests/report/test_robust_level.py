@@ -76,6 +76,7 @@ def test_stdio_clauses_are_not_run_in_process_with_the_reason(tmp_path: Path) ->
         "passed": 1,
         "failed": 0,
         "expected": 0,
+        "blocked": 0,
         "not_run": must - 1,  # ROBUST-ID-01 in process, and every clause the run left out
     }
     reasons = data["levels"]["robustness"]["not_run_reasons"]

@@ -217,7 +217,12 @@ def pass_row(name: str, child: ChildRun, *, stdio: bool = False) -> Pass:
     row.passed = sum(v in ("passed", "xpassed") for v in verdicts.values())
     row.not_run = sum(v == "skipped" for v in verdicts.values())
     messages = {t.get("clause"): t.get("message", "") for t in report.get("tests", [])}
-    row.failed = {c: str(messages.get(c, ""))[-300:] for c, v in verdicts.items() if v in FAILING}
+    # a blocked clause was not judged: an alternative that must pass everything has not passed it
+    row.failed = {
+        c: str(messages.get(c, ""))[-300:]
+        for c, v in verdicts.items()
+        if v in (*FAILING, "blocked")
+    }
     if not row.problem and row.exit_code not in (0, 1):
         row.problem = f"pytest exited with {row.exit_code}: {child.output[-800:]}"
     return row

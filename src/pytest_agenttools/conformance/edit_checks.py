@@ -159,7 +159,9 @@ def expect_edited(
         allowed = first_changed_line(before[body:].decode(codec), expected[body:].decode(codec))
         assert obs.first_changed_line in allowed, (
             f"observation.first_changed_line is {obs.first_changed_line}, but the first line "
-            f"that differs is {sorted(allowed)} {shown(result)}"
+            f"that differs between the file before and after is line "
+            f"{' or '.join(str(n) for n in sorted(allowed))}; the result's text was "
+            f"{shown(result)}"
         )
     return Edited(result, obs)
 

@@ -34,6 +34,7 @@ from pytest_agenttools.harness.assertions import (
     path_forms,
     relative_paths,
     shown,
+    shown_forms,
 )
 from pytest_agenttools.harness.observations import GlobObservation, GrepObservation
 from pytest_agenttools.run.session import NOT_RUN, get_session
@@ -363,7 +364,11 @@ def _find_number(text: str, number: int, start: int) -> tuple[int, int] | None:
 
 
 def expect_carries_results(result: ToolResult, ws: Workspace, root: str | None = None) -> None:
-    """GREP-PRES-01, GLOB-PRES-01: every result of the observation is in the text, in order."""
+    """GREP-PRES-01, GLOB-PRES-01: every result of the observation is in the text, in order.
+
+    A path or a line text may be shown as it is or JSON-escaped (``shown_forms``: escaped quotes
+    and backslashes, ``\\uXXXX`` for non-ASCII), as ``expect_in_order`` accepts: a tool that
+    answers with a JSON document shows the same results."""
     cwd = str(ws.root)
     base = os.path.join(cwd, root) if root else None
     text = masked_text(result, cwd)
@@ -378,7 +383,7 @@ def expect_carries_results(result: ToolResult, ws: Workspace, root: str | None =
         return found[1]
 
     def forms(path: str) -> list[str]:
-        return [_mask(f, cwd) for f in path_forms(path, cwd, base)]
+        return [shown for f in path_forms(path, cwd, base) for shown in shown_forms(_mask(f, cwd))]
 
     if isinstance(observed, GlobObservation):
         for path in observed.paths:
@@ -399,8 +404,7 @@ def expect_carries_results(result: ToolResult, ws: Workspace, root: str | None =
         piece = line.text.strip()[:200]
         text_end = number_end
         if piece:
-            at = text.find(piece, cursor)
-            text_end = need((at, at + len(piece)) if at >= 0 else None, f"line text {piece!r}")
+            text_end = need(_find_any(text, shown_forms(piece), cursor), f"line text {piece!r}")
         cursor = max(number_end, text_end)
 
 

@@ -33,6 +33,7 @@ from pytest_agenttools.harness.assertions import (
     expect_number,
     expect_ok,
     masked_text,
+    precondition,
 )
 from pytest_agenttools.harness.markers import clause, long
 
@@ -72,7 +73,9 @@ def test_bad_arguments(
 def test_refusal_names_the_argument(
     tools: ToolClient, manifest: Manifest, arguments: dict[str, Any], name: str
 ) -> None:
-    result = expect_error(tools.call("bash", **arguments))
+    result = tools.call("bash", **arguments)
+    with precondition("BASH-ARG-02", f"a bad {name} must be refused for the refusal to be judged"):
+        expect_error(result)
     expect_names_argument(result, manifest, "bash", name)
 
 
@@ -88,7 +91,9 @@ def test_refused_timeout_names_the_argument(tools: ToolClient, manifest: Manifes
 @clause("BASH-PRES-01")
 def test_missing_directory_is_named(tools: ToolClient, ws: Workspace) -> None:
     missing = str(ws.root / "gone-away")
-    result = expect_error(tools.call("bash", command="true", _cwd=missing))
+    result = tools.call("bash", command="true", _cwd=missing)
+    with precondition("BASH-CWD-02", "a missing cwd must be refused for the refusal to be judged"):
+        expect_error(result)
     expect_names_path(result, missing, str(ws.root))
 
 
@@ -424,8 +429,8 @@ def test_text_gives_timeout(tools: ToolClient, ws: Workspace) -> None:
 
 @clause("BASH-PRES-04")
 def test_empty_output_is_said(tools: ToolClient) -> None:
-    result = expect_ok(tools.call("bash", command="true"))
-    assert bash_obs(result).output == "", "a command that prints nothing has an empty output"
+    # how each ended (success, error with the code) is BASH-EXIT-04/05's; this judges the text
+    result = tools.call("bash", command="true")
     assert result.text.strip(), "a command that prints nothing must not answer with a blank text"
-    failed = expect_error(tools.call("bash", command="exit 3"))
-    assert failed.text.strip()
+    failed = tools.call("bash", command="exit 3")
+    assert failed.text.strip(), "a failing command that prints nothing must not answer blank"

@@ -30,7 +30,7 @@ from pytest_agenttools.conformance.bash_strategies import (
     wait_for_file,
 )
 from pytest_agenttools.conformance.strategies import examples
-from pytest_agenttools.harness.assertions import bash_obs, expect_error, expect_ok
+from pytest_agenttools.harness.assertions import bash_obs, expect_error, expect_ok, precondition
 from pytest_agenttools.harness.markers import clause, long
 
 
@@ -40,6 +40,14 @@ def expect_timed_out(tools: ToolClient, result: Any) -> None:
     if not handed_over:
         expect_error(result, what="a timed-out command")
     assert obs.timed_out, f"the observation should say timed_out: {dict(obs.raw)!r:.400}"
+
+
+def expect_ended_by_timeout(tools: ToolClient, result: Any) -> None:
+    """The command was ended by its timeout, as its observation says: a precondition of the kill
+    clauses. That a timeout is an error, and says so, is BASH-TO-02's rule, not theirs."""
+    _, obs, _ = complete(tools, result)
+    with precondition("BASH-TO-02", "the command must be ended by its timeout"):
+        assert obs.timed_out, f"the observation should say timed_out: {dict(obs.raw)!r:.400}"
 
 
 TREE = """
@@ -56,7 +64,7 @@ sleep 60
 @long(1)
 def test_timeout_leaves_no_survivor(tools: ToolClient, ws: Workspace) -> None:
     fast(tools)
-    expect_timed_out(tools, tools.call("bash", command=TREE, timeout=1))
+    expect_ended_by_timeout(tools, tools.call("bash", command=TREE, timeout=1))
     assert len(recorded_pids(ws.root)) >= 5, "the tree did not start in time to be checked"
     expect_no_survivor(ws.root, "timeout")
 
@@ -66,7 +74,7 @@ def test_timeout_leaves_no_survivor(tools: ToolClient, ws: Workspace) -> None:
 def test_term_trap_runs(tools: ToolClient, ws: Workspace) -> None:
     fast(tools, 2.0)
     command = "trap 'echo cleaned > trap.txt; exit 0' TERM; echo $$ >> pids; sleep 60 & wait"
-    expect_timed_out(tools, tools.call("bash", command=command, timeout=1))
+    expect_ended_by_timeout(tools, tools.call("bash", command=command, timeout=1))
     assert ws.exists("trap.txt"), "the TERM trap never ran: the command was not sent SIGTERM"
     assert ws.get("trap.txt") == b"cleaned\n"
     expect_no_survivor(ws.root, "trap")

@@ -20,6 +20,7 @@ from pytest_agenttools.harness.assertions import (
     expect_number,
     expect_ok,
     glob_obs,
+    precondition,
 )
 from pytest_agenttools.harness.markers import clause, feature
 
@@ -63,11 +64,11 @@ def test_cut_names_the_offset_to_continue(
     base = manifest.offset_base("glob")
     offset = 0
     for _ in range(3):
-        result = expect_ok(glob(tools, pattern="**/*.txt", limit=7, offset=offset))
-        observed = glob_obs(result)
-        assert observed.next_offset == offset + 7, f"next_offset {observed.next_offset}"
+        result = glob(tools, pattern="**/*.txt", limit=7, offset=offset)
+        with precondition("GLOB-CAP-01", "a page of 7 of 31 files must be cut with next_offset"):
+            observed = glob_obs(expect_ok(result))
+            assert observed.next_offset is not None, "no next_offset: the page was not cut"
         expect_number(result, observed.next_offset + base, "the offset to continue from", ws.root)
-        expect_carries_results(result, ws)
         offset = observed.next_offset
 
 
@@ -102,7 +103,9 @@ def test_error_names_the_argument(
     names: tuple[str, ...],
 ) -> None:
     ws.put("a.txt", "")
-    result = expect_error(glob(tools, **arguments), what=f"glob({arguments})")
+    result = glob(tools, **arguments)
+    with precondition("GLOB-ARG-01", "the bad call must be refused for the refusal to be judged"):
+        expect_error(result, what=f"glob({arguments})")
     expect_names_argument(result, manifest, "glob", *names)
 
 
@@ -110,5 +113,7 @@ def test_error_names_the_argument(
 @pytest.mark.parametrize("path", ["nope", "no/such/dir", "a.txt"])
 def test_error_names_the_path(tools: ToolClient, ws: Workspace, path: str) -> None:
     ws.put("a.txt", "")
-    result = expect_error(glob(tools, pattern="*", path=path), what=f"path={path!r}")
+    result = glob(tools, pattern="*", path=path)
+    with precondition("GLOB-PATH-01", "the bad path must be refused for the refusal to be judged"):
+        expect_error(result, what=f"path={path!r}")
     expect_names_path(result, path, str(ws.root))

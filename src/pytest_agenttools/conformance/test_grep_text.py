@@ -25,6 +25,7 @@ from pytest_agenttools.harness.assertions import (
     expect_number,
     expect_ok,
     grep_obs,
+    precondition,
 )
 from pytest_agenttools.harness.markers import clause, feature
 
@@ -79,11 +80,11 @@ def test_cut_names_the_offset_to_continue(
     base = manifest.offset_base("grep")
     offset = 0
     for _ in range(3):
-        result = expect_ok(grep(tools, pattern=N, limit=7, offset=offset, **mode))
-        observed = grep_obs(result)
-        assert observed.next_offset == offset + 7, f"next_offset {observed.next_offset}"
+        result = grep(tools, pattern=N, limit=7, offset=offset, **mode)
+        with precondition("GREP-CAP-01", "a page of 7 of 31 results must be cut with next_offset"):
+            observed = grep_obs(expect_ok(result))
+            assert observed.next_offset is not None, "no next_offset: the page was not cut"
         expect_number(result, observed.next_offset + base, "the offset to continue from", ws.root)
-        expect_carries_results(result, ws)
         offset = observed.next_offset
 
 
@@ -126,12 +127,17 @@ def test_error_names_the_argument(
     names: tuple[str, ...],
 ) -> None:
     ws.put("a.txt", "x\nfoo(\n")
-    result = expect_error(grep(tools, **arguments), what=f"grep({arguments})")
+    result = grep(tools, **arguments)
+    owner = "GREP-REGEX-01" if arguments.get("pattern") == "foo(" else "GREP-ARG-01"
+    with precondition(owner, "the bad call must be refused for the refusal to be judged"):
+        expect_error(result, what=f"grep({arguments})")
     expect_names_argument(result, manifest, "grep", *names)
 
 
 @clause("GREP-PRES-03")
 @pytest.mark.parametrize("path", ["no/such/dir", "missing.txt"])
 def test_error_names_the_path(tools: ToolClient, ws: Workspace, path: str) -> None:
-    result = expect_error(grep(tools, pattern=N, path=path), what="a missing path")
+    result = grep(tools, pattern=N, path=path)
+    with precondition("GREP-PATH-01", "a missing path must be refused for its text to be judged"):
+        expect_error(result, what="a missing path")
     expect_names_path(result, path, str(ws.root))

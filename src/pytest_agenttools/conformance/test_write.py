@@ -27,6 +27,7 @@ from pytest_agenttools.harness.assertions import (
     expect_names_path,
     expect_ok,
     expect_true_byte_count,
+    precondition,
     write_obs,
 )
 from pytest_agenttools.harness.markers import clause
@@ -162,7 +163,12 @@ def test_line_endings(tools: ToolClient, ws: Workspace, old: str, content: str) 
 def test_bom_crlf_file_keeps_both(tools: ToolClient, ws: Workspace) -> None:
     ws.put("b.txt", BOM + b"one\r\ntwo\r\n")
     expect_ok(tools.write(path="b.txt", content="uno\ndos\n"))
-    assert ws.get("b.txt") in {BOM + b"uno\ndos\n", BOM + b"uno\r\ndos\r\n"}
+    got = ws.get("b.txt")
+    with precondition("WRITE-BOM-01", "the BOM must be kept for the line endings after it"):
+        assert got.startswith(BOM), f"the BOM was lost: the disk holds {got!r}"
+    assert got[len(BOM) :] in {b"uno\ndos\n", b"uno\r\ndos\r\n"}, (
+        f"over a BOM+CRLF file, 'uno\\ndos\\n' is stored as given or in CRLF; saw {got!r}"
+    )
 
 
 BYTES_CASES: dict[str, tuple[bytes | None, str]] = {
@@ -266,8 +272,13 @@ def test_dotdot_after_symlink(tools: ToolClient, ws: Workspace, spelling: str) -
         "dot-segments": "./link/./../x.txt",
     }[spelling]
     expect_ok(tools.write(path=path, content="through the link\n"))
-    kernel = os.path.join(str(ws.root), "link/../x.txt")
-    with open(kernel, "rb") as handle:  # the kernel resolves `..` after the link
+    kernel = os.path.join(str(ws.root), "link/../x.txt")  # `..` resolved after the link
+    lexical = ws.exists("x.txt")
+    assert os.path.exists(kernel), (
+        f"write({path!r}) wrote nothing where the kernel resolves the path (real/x.txt)"
+        + ("; it wrote x.txt beside the link: `..` was taken lexically" if lexical else "")
+    )
+    with open(kernel, "rb") as handle:
         assert handle.read() == b"through the link\n", f"{kernel} does not hold the content"
     assert ws.get("real/x.txt") == b"through the link\n"
     assert not ws.exists("x.txt"), "`..` was taken lexically: x.txt was written beside the link"

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.conformance.strategies import file_text
-from pytest_agenttools.harness.assertions import expect_ok, read_obs
+from pytest_agenttools.harness.assertions import expect_ok, precondition, read_obs
 from pytest_agenttools.harness.markers import clause
 
 PRIOR = {
@@ -89,4 +89,7 @@ def test_line_endings_for_any_text(
     if name in ("crlf", "bom-crlf"):
         allowed.add(bom + re.sub(r"(?<!\r)\n", "\r\n", text).encode())
     got = target.read_bytes()
+    if bom:  # keeping the BOM is WRITE-BOM-01's rule; this judges the line endings after it
+        with precondition("WRITE-BOM-01", "the BOM must be kept for the line endings after it"):
+            assert got.startswith(bom), f"the BOM was lost: {got!r:.200}"
     assert got in allowed, f"over a {name} file, {text!r:.200} was stored as {got!r:.200}"

@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import NoReturn, TypeVar
+
+from _pytest.outcomes import Skipped
 
 from pytest_agenttools.harness.contract import Manifest, ToolResult
 from pytest_agenttools.harness.observations import (
@@ -30,6 +33,44 @@ from pytest_agenttools.harness.observations import (
 
 ObservationT = TypeVar("ObservationT", bound=Observation)
 WORKSPACE_MASK = "<ws>"
+
+
+# --- preconditions another clause owns -------------------------------------------------------
+
+#: how a blocked test's skip message starts: ``blocked by READ-OFF-01: ...``
+BLOCKED_PREFIX = "blocked by "
+
+
+class Blocked(Skipped):
+    """A test did not judge its clause: a precondition that ``owner`` (another clause) owns does
+    not hold. Reported as the outcome ``blocked`` with ``blocked_by`` = ``owner``: never a
+    failure of the test's clause, never a pass."""
+
+    def __init__(self, owner: str, reason: str) -> None:
+        self.owner = owner
+        self.reason = reason
+        super().__init__(f"{BLOCKED_PREFIX}{owner}: {reason}")
+
+
+def blocked_by(owner: str, reason: str) -> NoReturn:
+    """End the test as not judged: clause ``owner``'s rule, which this test needs, does not hold
+    (``reason`` says what was seen)."""
+    raise Blocked(owner, reason)
+
+
+@contextmanager
+def precondition(owner: str, what: str = "") -> Iterator[None]:
+    """An assertion in this block checks another clause's rule (``owner``): when it fails, the
+    test is blocked by ``owner`` instead of failing its own clause.
+
+    ``with precondition("READ-OFF-01", "an offset past the end is refused"): expect_error(r)``
+    """
+    try:
+        yield
+    except AssertionError as exc:
+        said = " ".join(str(exc).split("\n")[0].split())
+        reason = f"{what}: {said}" if what and said else (what or said or "precondition failed")
+        raise Blocked(owner, reason[:800]) from None
 
 
 def _call(result: ToolResult) -> str:

@@ -10,6 +10,11 @@ active clause of every declared tool is counted in its conformance level (``core
 optional feature it belongs to) as passed, failed, failed as expected or not run, and each clause
 that did not run has its reason. A partial run therefore never looks like a complete one.
 
+A test whose precondition, owned by another clause, does not hold (``harness.assertions``:
+``blocked_by``, ``precondition``) is *blocked*: outcome ``blocked``, with ``blocked_by`` naming
+that clause. It did not judge its own clause, so a blocked clause is neither failed nor passed:
+it counts as ``blocked`` in its level (a blocked MUST leaves the level incomplete).
+
 The JSON (format ``agenttools-report/2``) is the report; every other form (the terminal summary,
 Markdown, the HTML page) is drawn from it by ``render.py``.
 """
@@ -31,9 +36,11 @@ from pytest_agenttools.run.selection import CLAUSE_PROPERTY
 from pytest_agenttools.spec.clauses import CORE, Clause, Spec
 
 REPORT_FORMAT = "agenttools-report/2"
-OUTCOMES = ("passed", "failed", "skipped", "xfailed", "xpassed", "error")
+OUTCOMES = ("passed", "failed", "blocked", "skipped", "xfailed", "xpassed", "error")
 #: one verdict per clause; the counts of a level use these names
-VERDICTS = ("passed", "failed", "expected", "not_run")
+VERDICTS = ("passed", "failed", "expected", "blocked", "not_run")
+#: the user property a blocked test's report carries: the clause id whose precondition failed
+BLOCKED_PROPERTY = "agenttools_blocked_by"
 MESSAGE_CHARS = 4000
 ASSERTION_CHARS = 600
 NOT_RUN_PREFIX = "not run: "
@@ -51,6 +58,7 @@ class TestRecord:
     message: str = ""
     assertion: str = ""
     expectation: str | None = None
+    blocked_by: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -62,6 +70,7 @@ class TestRecord:
             "message": self.message,
             "assertion": self.assertion,
             "expectation": self.expectation,
+            "blocked_by": self.blocked_by,
         }
 
 
@@ -97,9 +106,10 @@ def clause_verdict(outcomes: Sequence[str]) -> str:
     """One verdict per clause from its tests' outcomes (expectation skips count as xfailed).
 
     A failure wins, then an unexpected pass of an expected failure, then an expected failure,
-    then a pass; a clause none of whose tests ran is ``skipped`` (not run).
+    then a blocked test (a clause one of whose tests could not judge it has not passed), then a
+    pass; a clause none of whose tests ran is ``skipped`` (not run).
     """
-    for verdict in ("failed", "error", "xpassed", "xfailed", "passed"):
+    for verdict in ("failed", "error", "xpassed", "xfailed", "blocked", "passed"):
         if verdict in outcomes:
             return verdict
     return "skipped"
@@ -113,6 +123,7 @@ def level_verdict(verdict: str | None) -> str:
         "failed": "failed",
         "error": "failed",
         "xfailed": "expected",
+        "blocked": "blocked",
     }.get(verdict or "", "not_run")
 
 
@@ -147,7 +158,8 @@ def compute_levels(
     implementation: Mapping[str, Any],
 ) -> dict[str, Any]:
     """Per conformance level (core, then each feature) and requirement level (MUST, SHOULD):
-    how many clauses passed, failed, failed as expected and did not run, and why not.
+    how many clauses passed, failed, failed as expected, were blocked by another clause's
+    precondition and did not run, and why not.
 
     Every active clause of a declared tool counts, whether or not this run selected it.
     """
@@ -260,9 +272,13 @@ class ConformanceReport:
         record.expectation = props.get(EXPECTATION_PROPERTY, record.expectation)
         record.duration += report.duration
         wasxfail = hasattr(report, "wasxfail")
+        blocked = props.get(BLOCKED_PROPERTY)
         if report.when == "call":
             if wasxfail:
                 record.outcome = "xfailed" if report.skipped else "xpassed"
+            elif blocked and report.skipped:
+                record.outcome = "blocked"
+                record.blocked_by = blocked
             else:
                 record.outcome = report.outcome
             if not report.passed or wasxfail:
@@ -302,6 +318,15 @@ class ConformanceReport:
             out[cid] = clause_verdict(outcomes)
         return out
 
+    def blocked(self) -> dict[str, list[str]]:
+        """For each blocked clause, the clauses whose preconditions blocked its tests."""
+        verdicts = self.clauses()
+        out: dict[str, list[str]] = {}
+        for cid, records in sorted(self._by_clause().items()):
+            if verdicts.get(cid) == "blocked":
+                out[cid] = sorted({r.blocked_by for r in records if r.blocked_by})
+        return out
+
     def not_run_reasons(self, spec: Spec | None = None) -> dict[str, str]:
         """For each clause that did not run, why: the skip message of its first test, or (with
         the spec) that this run did not select it."""
@@ -333,6 +358,7 @@ class ConformanceReport:
             "duration": round(time.time() - self.started, 3),
             "clauses": verdicts,
             "not_run": not_run,
+            "blocked_by": self.blocked(),
             "expectations": self.expectations,
             "problems": self.problems,
             "tests": [r.to_json() for r in sorted(self.tests.values(), key=lambda r: r.nodeid)],

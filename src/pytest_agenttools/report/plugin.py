@@ -8,10 +8,44 @@ from typing import Any
 
 import pytest
 
-from pytest_agenttools.report.data import SUMMARY_PLUGIN, ConformanceReport, RunSelection
+from pytest_agenttools.harness.assertions import Blocked
+from pytest_agenttools.report.data import (
+    BLOCKED_PROPERTY,
+    SUMMARY_PLUGIN,
+    ConformanceReport,
+    RunSelection,
+)
 from pytest_agenttools.report.render import Run, terminal_lines
 from pytest_agenttools.run.selection import spec_of
 from pytest_agenttools.run.session import get_session
+
+
+def printable(text: str) -> str:
+    """``text`` as valid UTF-8: a lone surrogate (from a tool's undecodable output) shown as
+    ``\\udcxx``, since a report that cannot be encoded kills the xdist worker sending it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+    return text
+
+
+def sanitise(report: pytest.TestReport) -> None:
+    """Every text of ``report`` made encodable (``printable``); a report without a lone
+    surrogate is left as it is. A failure's long form becomes its plain text."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple):
+        path, lineno, message = longrepr
+        report.longrepr = (printable(str(path)), lineno, printable(str(message)))
+    elif longrepr is not None:
+        text = report.longreprtext
+        if printable(text) != text:
+            report.longrepr = printable(text)
+    report.sections = [(printable(k), printable(v)) for k, v in report.sections]
+    report.user_properties = [
+        (printable(str(k)), printable(v) if isinstance(v, str) else v)
+        for k, v in report.user_properties
+    ]
 
 
 class TerminalSummary:
@@ -77,6 +111,15 @@ class ReportPlugin:
     def pytest_deselected(self, items: list[pytest.Item]) -> None:
         if self.expectations is not None:
             self.expectations.left_out(items)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+        report = yield
+        if call.excinfo is not None and isinstance(call.excinfo.value, Blocked):
+            owner = call.excinfo.value.owner
+            report.user_properties = [*report.user_properties, (BLOCKED_PROPERTY, owner)]
+        sanitise(report)
+        return report
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         self.report.add(report)

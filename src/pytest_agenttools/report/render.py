@@ -7,7 +7,8 @@ pages, ``to_html`` one self-contained page comparing runs (no network, no extern
 inline CSS and a few lines of inline script for the filters).
 
 Every form shows, per conformance level, how many MUST and SHOULD clauses passed, failed, failed
-as expected and did not run, and why they did not run: a partial run never looks complete.
+as expected, were blocked (not judged: a precondition another clause owns did not hold) and did
+not run, and why they did not run: a partial run never looks complete.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ LEVEL_COUNTS = (
     ("passed", "passed"),
     ("failed", "failed"),
     ("expected", "failed as expected"),
+    ("blocked", "blocked"),
     ("not_run", "not run"),
 )
 #: a clause verdict as the terminal shows it
@@ -42,13 +44,14 @@ MARKS = {
     "error": "ERROR",
     "xfailed": "xfail",
     "xpassed": "XPASS",
+    "blocked": "BLOCK",
     "skipped": "skip",
     "absent": "-",
 }
 #: a test outcome in a tally, in this order
-TALLY = ("failed", "error", "xpassed", "xfailed", "passed", "skipped")
+TALLY = ("failed", "error", "xpassed", "xfailed", "blocked", "passed", "skipped")
 #: verdicts that a person must look at
-NOT_PASSED = ("failed", "error", "xpassed", "xfailed")
+NOT_PASSED = ("failed", "error", "xpassed", "xfailed", "blocked")
 INLINE_CODE = re.compile(r"`([^`\n]+)`")
 
 
@@ -149,6 +152,22 @@ class Run:
     def failing_tests(self, clause_id: str) -> list[Mapping[str, Any]]:
         return [t for t in self.tests.get(clause_id, ()) if t.get("outcome") in NOT_PASSED]
 
+    def blocked_by(self, clause_id: str) -> str:
+        """``blocked by READ-OFF-01: the reason`` for a blocked clause (its first blocked test)."""
+        for test in self.tests.get(clause_id, ()):
+            if test.get("outcome") == "blocked":
+                return blocked_text(test)
+        return "blocked"
+
+
+def blocked_text(test: Mapping[str, Any]) -> str:
+    """A blocked test's reason as one line: ``blocked by READ-OFF-01: ...``."""
+    text = why_not_run(str(test.get("message") or ""))
+    owner = test.get("blocked_by")
+    if owner and not text.startswith("blocked by"):
+        text = f"blocked by {owner}: {text}"
+    return text
+
 
 def assertion(test: Mapping[str, Any]) -> str:
     """The failing assertion of a test record (older reports: found in its message)."""
@@ -206,11 +225,13 @@ def requirements(entry: Mapping[str, Any]) -> list[str]:
 
 def level_state(entry: Mapping[str, Any]) -> str:
     """``failed`` when a MUST clause failed, ``complete`` when every MUST clause passed (or
-    failed as expected), else ``partial``: the class of the level's cell."""
+    failed as expected), else ``partial`` (a MUST clause blocked or not run): the class of the
+    level's cell."""
     must = entry.get("MUST") or {}
     if must.get("failed"):
         return "failed"
-    return "partial" if must.get("not_run") or not sum(must.values()) else "complete"
+    unjudged = must.get("not_run") or must.get("blocked")
+    return "partial" if unjudged or not sum(must.values()) else "complete"
 
 
 # --- the terminal -----------------------------------------------------------------------------
@@ -218,7 +239,7 @@ def level_state(entry: Mapping[str, Any]) -> str:
 
 def level_lines(levels: Mapping[str, Any]) -> list[str]:
     """A table: per level, MUST and SHOULD clauses in all, passed, failed, failed as expected
-    (xfailed) and not run; then why clauses did not run, one line per reason."""
+    (xfailed), blocked and not run; then why clauses did not run, one line per reason."""
     if not levels:
         return ["no conformance level: no clause applies to the tools this implementation declares"]
     labels = {
@@ -226,8 +247,8 @@ def level_lines(levels: Mapping[str, Any]) -> list[str]:
         for name, entry in levels.items()
     }
     width = max(len("level"), *(len(label) for label in labels.values()))
-    columns = ("passed", "failed", "xfailed", "not run")
-    keys = ("passed", "failed", "expected", "not_run")
+    columns = ("passed", "failed", "xfailed", "blocked", "not run")
+    keys = ("passed", "failed", "expected", "blocked", "not_run")
     block = "".join(f" {c:>7}" for c in columns)
     lines = [f"{'level':{width}}  {'MUST':>6}{block}   {'SHOULD':>6}{block}"]
     reasons: dict[str, dict[str, int]] = {}
@@ -275,6 +296,8 @@ def terminal_lines(run: Run, *, verbose: bool = False, problems: bool = True) ->
         title = clause.title if clause else ""
         if verdict == "skipped":
             detail = f"not run: {run.reason(clause_id)}"
+        elif verdict == "blocked":
+            detail = run.blocked_by(clause_id)
         else:
             detail = run.tally(clause_id)
         mark = MARKS.get(verdict, verdict)
@@ -290,7 +313,7 @@ def terminal_lines(run: Run, *, verbose: bool = False, problems: bool = True) ->
         "  tests: "
         + ", ".join(
             f"{summary.get(k, 0)} {k}"
-            for k in ("passed", "failed", "error", "skipped", "xfailed", "xpassed")
+            for k in ("passed", "failed", "error", "blocked", "skipped", "xfailed", "xpassed")
         )
     )
     if problems:
@@ -311,6 +334,7 @@ MD_MARKS = {
     "error": "**ERROR**",
     "xfailed": "xfail",
     "xpassed": "**XPASS**",
+    "blocked": "blocked",
     "skipped": "not run",
     "absent": "-",
 }
@@ -363,7 +387,11 @@ def to_markdown(runs: Sequence[Run]) -> str:
     for clause in spec.active():
         verdicts = [run.verdict(clause.id) for run in runs]
         if any(v in NOT_PASSED for v in verdicts):
-            marks = " | ".join(MD_MARKS.get(v, v) for v in verdicts)
+            marks = " | ".join(
+                MD_MARKS.get(v, v)
+                + (f" ({_md_cell(run.blocked_by(clause.id))})" if v == "blocked" else "")
+                for run, v in zip(runs, verdicts, strict=True)
+            )
             rows.append(f"| {clause.id} {_md_cell(clause.title)} | {clause.level} | {marks} |")
     if rows:
         lines += [
@@ -407,6 +435,7 @@ th .run{font-weight:400;font-size:.8em;color:#57606a}
 tr.tool td{background:#eaeef2;font-weight:600}
 .passed{background:#dafbe1}.failed,.error{background:#ffd7d5}.xfailed{background:#fff1c2}
 .xpassed{background:#ffd7d5}.skipped{background:#f6f8fa;color:#57606a}.absent{color:#8c959f}
+.blocked{background:#eef1ff}
 .level{font-size:.8em;font-weight:600;color:#57606a}
 .why{display:block;font-size:.8em;color:#57606a;max-width:22em}
 .assert{display:block;font:12px/1.35 ui-monospace,monospace;white-space:pre-wrap;max-width:48em;
@@ -475,6 +504,11 @@ def _cell_html(run: Run, clause: Clause) -> str:
         return (
             f'<td class="{verdict}" data-verdict="{verdict}">{word}'
             f'<span class="why">{_e(run.reason(clause.id))}</span></td>'
+        )
+    if verdict == "blocked":
+        return (
+            f'<td class="blocked" data-verdict="blocked">blocked'
+            f'<span class="why">{_e(run.blocked_by(clause.id))}</span></td>'
         )
     failing = run.failing_tests(clause.id)
     first = failing[0] if failing else {}
@@ -578,7 +612,8 @@ def to_html(runs: Sequence[Run], title: str = "Agent tools conformance") -> str:
 <h1>{_e(title)}</h1>
 <p>Spec version {_e(spec.version)}; {len(spec.active())} clauses. Per conformance level (core,
 then each optional feature), how many MUST and SHOULD clauses passed, failed, failed as expected
-(an expectations entry) and did not run, and why. A cell of the matrix is the clause's verdict
+(an expectations entry), were blocked (not judged: a precondition that another clause owns did
+not hold) and did not run, and why. A cell of the matrix is the clause's verdict
 for that run; a failing cell starts with its failing assertion, and opens to the clause text and
 the full output.</p>
 <h2>Conformance levels</h2>

@@ -47,7 +47,7 @@ BROKEN = Broken(
         "WRITE-BYTES-01",
         "WRITE-CANCEL-01",
         "WRITE-ENC-01",
-        "WRITE-EOL-02",
+        # its line endings over a BOM file are not judged: the lost BOM blocks WRITE-EOL-02
         "WRITE-PRES-01",
         "WRITE-QUEUE-02",
         "WRITE-ROUND-01",
