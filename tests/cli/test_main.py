@@ -167,8 +167,8 @@ def test_partial_run_counts_what_it_left_out_and_leaves_nothing_behind(tmp_path:
     report = json.loads((work / "r.json").read_text())
     ran = set(report["clauses"])
     assert ran == {"READ-NF-01"}
-    must, passed, failed, xfailed, not_run = level_row(proc.stdout, "core")[:5]
-    assert (passed, failed, xfailed) == (1, 0, 0) and not_run == must - 1
+    must, passed, failed, xfailed, blocked, not_run = level_row(proc.stdout, "core")[:6]
+    assert (passed, failed, xfailed, blocked) == (1, 0, 0, 0) and not_run == must - 1
     assert must == report["levels"]["core"]["MUST"]["not_run"] + 1
     assert "not selected by this run (tools read; -k 'missing_file')" in proc.stdout
     assert "report written to r.json" in proc.stdout

@@ -293,8 +293,15 @@ class StdioHost:
         ident = next(self._ids)
         line = json.dumps({"jsonrpc": "2.0", "id": ident, "method": method, "params": params})
         assert self.proc.stdin is not None
-        self.proc.stdin.write(line.encode() + b"\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(line.encode() + b"\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            self.proc.wait(self.timeout)
+            raise AssertionError(
+                f"the server ({shlex.join(self.argv)}) exited before it was sent {method} "
+                f"(exit status {self.proc.returncode})" + self.stderr_tail()
+            ) from None
         return ident
 
     def request(self, method: str, params: Any) -> Any:

@@ -291,3 +291,26 @@ def test_a_remembered_page_start_is_forgotten_when_the_file_changes(tmp_path: Pa
     target.write_text("".join(f"new{n}\n" for n in range(1, 5001)))  # other line lengths
     again = tools.call("read", {"path": "f.txt", "offset": 4000, "limit": 1}, str(tmp_path))
     assert again["details"]["observation"]["lines"] == ["new4000"]
+
+
+def test_paging_looks_through_a_port_that_only_delegates() -> None:
+    """Confinement wraps read's port in one that delegates by ``__getattr__``: the fast skip to
+    an offset must still see the reference's own ``lines`` behind it, and a port with its own
+    ``lines`` (a broken copy's) must still walk from line 1."""
+    from pytest_agenttools.implementations.reference import read as read_module
+
+    class Delegate:
+        def __init__(self, base: object) -> None:
+            self.base = base
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(self.base, name)
+
+    class OwnLines(read_module.ReadOps):
+        def lines(self, *args: object, **kwargs: object) -> object:  # type: ignore[override]
+            return super().lines(*args, **kwargs)  # type: ignore[arg-type]
+
+    assert read_module._walks_lines_as_reference(read_module.ReadOps())
+    assert read_module._walks_lines_as_reference(Delegate(read_module.ReadOps()))
+    assert not read_module._walks_lines_as_reference(OwnLines())
+    assert not read_module._walks_lines_as_reference(Delegate(OwnLines()))

@@ -163,6 +163,14 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     return result
 
 
+def _walks_lines_as_reference(ops: Any) -> bool:
+    """The port's ``lines`` is the reference's own, looking through ports that only delegate
+    (confinement's wrapper keeps the port it was given as ``base``)."""
+    while not hasattr(type(ops), "lines") and hasattr(ops, "base"):
+        ops = ops.base
+    return getattr(type(ops), "lines", None) is ReadOps.lines
+
+
 def _page(
     ops: ReadOps,
     stream: BinaryIO,
@@ -174,7 +182,7 @@ def _page(
     raw chunks from the nearest line start known for this unchanged file (``read_paging``),
     then render the page from there. A port whose ``lines`` is its own walks from line 1."""
     max_chars = ctx.limits["read.max_line_chars"]
-    own_lines = type(ops).lines is ReadOps.lines
+    own_lines = _walks_lines_as_reference(ops)
     marks = read_paging.checkpoints(ctx.services) if own_lines else None
     found = (
         read_paging.skip_to(stream, encoding, page.offset, ctx.cancel, marks, page.path)
