@@ -312,7 +312,7 @@ def test_stdio_adapter_examples_run(tmp_path: Path, language: str) -> None:
 # --- the gate script of ci-gates.md runs ------------------------------------------------------
 
 
-@pytest.mark.kit_long(11)
+@pytest.mark.kit_long(85)
 def test_ci_gate_script_runs_against_a_skeleton(tmp_path: Path) -> None:
     import subprocess
     import sys

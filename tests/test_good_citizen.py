@@ -57,6 +57,7 @@ RUNS = {
 
 
 @pytest.mark.parametrize("name", list(RUNS))
+@pytest.mark.kit_long(76)
 def test_unrelated_run_is_unchanged_by_the_plugin(tmp_path: Path, name: str) -> None:
     args, ordered = RUNS[name]
     without = plain_project.run(PYTEST, ["-p", "no:agenttools", *args], tmp_path / "without")
@@ -85,6 +86,7 @@ def _modules(tmp_path: Path, *args: str) -> set[str]:
     return set(json.loads(out.read_text()))
 
 
+@pytest.mark.kit_long(49)
 def test_plugin_imports_only_its_own_modules_and_the_standard_library(tmp_path: Path) -> None:
     added = _modules(tmp_path) - _modules(tmp_path, "-p", "no:agenttools")
     assert "pytest_agenttools.plugin" in added, "the plugin did not load at all"
@@ -99,6 +101,7 @@ def test_plugin_imports_only_its_own_modules_and_the_standard_library(tmp_path: 
 
 
 @pytest.mark.parametrize(("where", "xdist"), [("elsewhere", "-p no:xdist"), ("checkout", "-n 2")])
+@pytest.mark.kit_long(32)
 def test_suite_runs_by_path(tmp_path: Path, where: str, xdist: str) -> None:
     """``pytest .../conformance/test_read.py``: its conftest reads the session in its own
     ``pytest_configure``, which runs before the plugin's unless the plugin goes first. Run from
@@ -162,6 +165,7 @@ def test_suite_collect_only_exits_zero(tmp_path: Path) -> None:
     assert "--snapshot-update" not in proc.stdout, "no advice to delete the kit's goldens"
 
 
+@pytest.mark.kit_long(44)
 def test_collect_only_of_a_snapshot_project_is_left_alone(tmp_path: Path) -> None:
     """The kit quiets syrupy's unused-golden check for its own goldens only."""
     (tmp_path / "test_snap.py").write_text("def test_a(snapshot):\n    assert 1 == snapshot\n")

@@ -122,6 +122,7 @@ def test_json_report(pytester: pytest.Pytester) -> None:
     assert "assert not" in failing["message"]
 
 
+@pytest.mark.kit_long(31)
 def test_json_report_under_xdist(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(CLIENT_TESTS)
     out = pytester.path / "r.json"
@@ -288,6 +289,7 @@ def test_strict_refuses_todo_reasons(pytester: pytest.Pytester) -> None:
     lenient.assert_outcomes(passed=3, xfailed=1, skipped=1)
 
 
+@pytest.mark.kit_long(31)
 def test_an_entry_for_a_tool_the_run_left_out_is_not_unmatched(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(CLIENT_TESTS)
     entries = pytester.makefile(

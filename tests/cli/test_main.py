@@ -107,6 +107,7 @@ def pytest_runtest_call(item):
 """
 
 
+@pytest.mark.kit_long(58)
 def test_run_loads_only_the_plugins_the_suite_needs(tmp_path: Path) -> None:
     """An installed plugin (found through its entry point, as pip installs one) fails every
     test of a plain pytest run, yet a run of the suite gives its verdicts as without it;
@@ -313,6 +314,7 @@ def test_a_plugin_the_caller_blocks_is_not_loaded() -> None:
     assert "pytest_agenttools.plugin" in loaded("-p", "no:xdist")
 
 
+@pytest.mark.kit_long(37)
 def test_run_with_n_auto_starts_the_suites_worker_count(tmp_path: Path) -> None:
     """``agenttools run`` is spread over the suite's count of workers by default (xdist's plus as
     many again, at most four more), whatever order the plugins were loaded in; a plain pytest

@@ -76,7 +76,7 @@ def build(language: str, directory: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("language", LANGUAGES)
-@pytest.mark.kit_long(9)
+@pytest.mark.kit_long(71)
 def test_skeleton_passes_its_first_run(tmp_path: Path, language: str) -> None:
     directory = make(language, tmp_path / f"{language}-tools")
     (run,) = build(language, directory)

@@ -61,6 +61,7 @@ def suite_report(tmp_path: Path, impl: str, clauses: str) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize(("clause", "owner", "breaks_owner", "breaks_rule"), SAMPLE)
+@pytest.mark.kit_long(38)
 def test_a_broken_precondition_blocks_and_a_broken_rule_fails(
     tmp_path: Path, clause: str, owner: str, breaks_owner: str, breaks_rule: str
 ) -> None:

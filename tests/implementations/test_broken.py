@@ -78,6 +78,7 @@ BATCH_SECONDS = {"bash": 40, "read": 45, "edit": 30, "grep": 20, "robust": 45}
     ],
     ids=[f"{names[0]}+{len(names) - 1}" for _, names in BATCHES],
 )
+@pytest.mark.kit_long(30)
 def test_broken_implementations_are_caught(tool: str, names: list[str]) -> None:
     # two at a time: most runs wait (timeouts, kill graces, a fixed window), so a batch's two
     # forks share a core's worth of work without slowing each other

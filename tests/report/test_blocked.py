@@ -39,6 +39,7 @@ def test_own_rule_fails(agenttools_client):
 
 
 @pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+@pytest.mark.kit_long(42)
 def test_blocked_is_its_own_outcome_in_the_json(
     pytester: pytest.Pytester, workers: list[str]
 ) -> None:
@@ -98,6 +99,7 @@ def test_other():
 """
 
 
+@pytest.mark.kit_long(30)
 def test_a_lone_surrogate_does_not_kill_the_worker(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_surrogate=SURROGATE)
     path: Path = pytester.path / "r.json"

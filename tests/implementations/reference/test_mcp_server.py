@@ -253,7 +253,7 @@ SUBSET = " or ".join(PARTS)
 CHOSEN = ("hostile_paths", "ROBUST-ARGS-02", "tag:bash.command_analysis")
 
 
-@pytest.mark.kit_long(23)
+@pytest.mark.kit_long(77)
 def test_the_suite_passes_over_mcp_but_for_the_expected(tmp_path: Path) -> None:
     need_sdk()
     entries = tomllib.loads((EXAMPLE / "expectations.toml").read_text())
