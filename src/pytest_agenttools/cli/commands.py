@@ -259,7 +259,15 @@ def _selfcheck(ns: argparse.Namespace) -> int:
         alternatives = []
     elif alternatives is None:
         alternatives = alternative_implementations()
-    kills, rows = run_both(broken, alternatives, stdio=ns.stdio, jobs=ns.jobs)
+    total = len(broken) + len(alternatives) * (2 if ns.stdio else 1)
+    print(f"agenttools selfcheck: {total} runs; each verdict as it lands", flush=True)
+    kills, rows = run_both(
+        broken,
+        alternatives,
+        stdio=ns.stdio,
+        jobs=ns.jobs,
+        progress=lambda line: print(f"  {line}", flush=True),
+    )
     if kills:
         print("\n".join(render(kills)))
     if rows:
