@@ -30,6 +30,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.contract",
         "harness.exception_text",
         "harness.scratch",
+        "harness.tracebacks",
     ),
     ("fixtures",),
     ("implementations.reference",),

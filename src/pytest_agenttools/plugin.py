@@ -41,13 +41,17 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.import_plugin(name)
     if not config.pluginmanager.has_plugin(ADAPTER_KINDS):
         config.pluginmanager.register(importlib.import_module(ADAPTER_KINDS), ADAPTER_KINDS)
-    from pytest_agenttools.harness import markers
+    from pytest_agenttools.harness import markers, tracebacks
     from pytest_agenttools.report.plugin import ReportPlugin
     from pytest_agenttools.run.options import read_settings
     from pytest_agenttools.run.selection import Selection
     from pytest_agenttools.run.session import SESSION_KEY, AgentToolsSession
 
     markers.register(config)
+    tracebacks.hide_kit_frames(
+        tracebacks.short_tracebacks(config.getoption("tbstyle", "auto"))
+        and not config.getoption("fulltrace", False)
+    )
     settings = read_settings(config)
     config.stash[SESSION_KEY] = AgentToolsSession(config, settings)
     expectations = None
@@ -62,6 +66,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(
         ReportPlugin(config, expectations, settings.report), "agenttools-report"
     )
+    progress = settings.values.get("progress")
+    if progress:
+        from pytest_agenttools.report.progress import register
+
+        register(config, float(progress))
     if settings.first_failure:
         from pytest_agenttools.run.selection import FirstFailure
 

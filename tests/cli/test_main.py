@@ -31,16 +31,24 @@ def agenttools(
     return run_agenttools(*args, cwd=cwd, timeout=600, env=env, spread=spread)
 
 
+def final_summary(stdout: str) -> list[str]:
+    """The lines of the summary ``agenttools run`` prints last (a run with failures prints it
+    before pytest's failure details too)."""
+    lines = stdout.splitlines()
+    starts = [i for i, line in enumerate(lines) if line.startswith("agenttools: ")]
+    return lines[starts[-1] :] if starts else lines
+
+
 def level_row(stdout: str, level: str) -> list[int]:
     """The numbers of one level's row in the run summary: MUST total, passed, failed,
-    xfailed, not run, then the same for SHOULD."""
-    (row,) = [line for line in stdout.splitlines() if line.split()[:1] == [level]]
+    xfailed, blocked, not run, then the same for SHOULD."""
+    (row,) = [line for line in final_summary(stdout) if line.split()[:1] == [level]]
     return [int(n) for n in row.split()[1:]]
 
 
 def clause_lines(stdout: str, clause: str) -> list[str]:
     """The summary lines of one clause (its verdict first, then its id)."""
-    return [line for line in stdout.splitlines() if line.split()[1:2] == [clause]]
+    return [line for line in final_summary(stdout) if line.split()[1:2] == [clause]]
 
 
 def test_clauses_lists_the_active_spec(tmp_path: Path) -> None:
@@ -186,6 +194,15 @@ def test_run_fails_on_a_broken_implementation(tmp_path: Path) -> None:
     (line,) = clause_lines(proc.stdout, "READ-EOL-01")
     assert line.split()[0] == "FAIL" and "(2 tests: 2 failed)" in line
     assert level_row(proc.stdout, "core")[1:4] == [1, 1, 0]
+    # the summary first, then pytest's failures, cut short, then the summary again
+    lines = proc.stdout.splitlines()
+    levels = [i for i, text in enumerate(lines) if text.split()[:1] == ["level"]]
+    failures = [i for i, text in enumerate(lines) if text.startswith("=") and "FAILURES" in text]
+    assert len(levels) == 2 and len(failures) == 1, proc.stdout
+    assert levels[0] < failures[0] < levels[1]
+    assert clause_lines("\n".join(lines[: failures[0]]), "READ-EOL-01") == [line]
+    details = "\n".join(lines[failures[0] : levels[1]])
+    assert "AssertionError" in details and "tools = <" not in details, "not --tb=short"
 
 
 def test_strict_refuses_todo_reasons_and_accepts_real_ones(tmp_path: Path) -> None:
@@ -367,3 +384,20 @@ def test_a_run_is_spread_over_the_cores_unless_told_otherwise(
     cut = argv.index("--") if "--" in argv else len(argv)
     ns = build_parser().parse_args(argv[:cut])
     assert default_workers(ns, argv[cut + 1 :]) == workers
+
+
+@pytest.mark.parametrize(
+    ("argv", "tb"),
+    [
+        (["run"], ["--tb=short"]),
+        (["run", "-v"], []),
+        (["run", "--", "--tb=long"], []),
+        (["run", "--", "--tb", "native"], []),
+    ],
+)
+def test_a_run_cuts_tracebacks_short_unless_told_otherwise(argv: list[str], tb: list[str]) -> None:
+    from pytest_agenttools.cli.commands import build_parser, default_traceback
+
+    cut = argv.index("--") if "--" in argv else len(argv)
+    ns = build_parser().parse_args(argv[:cut])
+    assert default_traceback(ns, argv[cut + 1 :]) == tb

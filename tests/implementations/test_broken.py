@@ -158,8 +158,12 @@ def test_one_batch_starts_the_biggest_runs_first_and_answers_in_order() -> None:
     small, big = "glob_anchors_name_patterns", "grep_no_cap"
     assert run_size(broken_run(big)) > run_size(broken_run(small))
     assert run_size(alternative_run("tagged")) > run_size(broken_run("bash_naive"))
-    kills, rows = run_both([small, big], [], jobs=2)
+    landed: list[str] = []
+    kills, rows = run_both([small, big], [], jobs=2, progress=landed.append)
     assert [kill.name for kill in kills] == [small, big] and rows == []
+    # each verdict as it lands, counted: whichever ends first is "1 of 2"
+    assert [line.split(":")[0] for line in landed] == ["1 of 2", "2 of 2"], landed
+    assert sorted(line.split()[3:5] for line in landed) == [[small, "caught"], [big, "caught"]]
     for kill in kills:
         assert kill.ok, f"{kill.name}: {kill.problem or sorted(kill.missed)}"
         assert kill.caught == broken_table.load(kill.name)[0].caught_by

@@ -77,6 +77,19 @@ def default_workers(ns: argparse.Namespace, extra: Sequence[str]) -> list[str]:
     return ["-n", "auto"]
 
 
+#: seconds between two progress lines of ``agenttools run`` (``-- --agenttools-progress=0``: none)
+PROGRESS_S = 10.0
+
+
+def default_traceback(ns: argparse.Namespace, extra: Sequence[str]) -> list[str]:
+    """``--tb=short`` (each failure cut to its frames' lines and the assertion; the kit's own
+    helpers hide their frames) unless ``-v`` asks for everything or the arguments after ``--``
+    choose (``-- --tb=long``)."""
+    if ns.verbose or any(arg == "--tb" or arg.startswith("--tb=") for arg in extra):
+        return []
+    return ["--tb=short"]
+
+
 def _fail(command: str, message: str, code: int = 2) -> int:
     print(f"agenttools {command}: {message}", file=sys.stderr)
     return code
@@ -118,7 +131,8 @@ def _run(ns: argparse.Namespace) -> int:
     from pytest_agenttools.run.options import OPTIONS
 
     options = {row.name: getattr(ns, row.name) for row in OPTIONS if row.run_flag}
-    pytest_args = [*default_workers(ns, extra), *extra]
+    options.update(progress=PROGRESS_S, summary_first=True)
+    pytest_args = [*default_workers(ns, extra), *default_traceback(ns, extra), *extra]
     code, report = run_conformance(pytest_args=pytest_args, pytest_summary=False, **options)
     if report:
         from pytest_agenttools.report.render import Run, terminal_lines
@@ -245,7 +259,15 @@ def _selfcheck(ns: argparse.Namespace) -> int:
         alternatives = []
     elif alternatives is None:
         alternatives = alternative_implementations()
-    kills, rows = run_both(broken, alternatives, stdio=ns.stdio, jobs=ns.jobs)
+    total = len(broken) + len(alternatives) * (2 if ns.stdio else 1)
+    print(f"agenttools selfcheck: {total} runs; each verdict as it lands", flush=True)
+    kills, rows = run_both(
+        broken,
+        alternatives,
+        stdio=ns.stdio,
+        jobs=ns.jobs,
+        progress=lambda line: print(f"  {line}", flush=True),
+    )
     if kills:
         print("\n".join(render(kills)))
     if rows:

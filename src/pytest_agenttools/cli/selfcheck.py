@@ -266,11 +266,13 @@ def run_both(
     *,
     stdio: bool = False,
     jobs: int | None = None,
+    progress: Callable[[str], None] | None = None,
 ) -> tuple[list[Kill], list[Pass]]:
     """The broken implementations and the alternatives (in process, and over stdio with
     ``stdio``) in one batch (one warm child), biggest runs first: the whole suites, then the
     runs that declare a long wait, then by modules and clauses, so that no long run starts last
-    and ends the batch alone.
+    and ends the batch alone. ``progress`` gets a line as each run's verdict lands
+    (``3 of 131: read_naive caught (12.4 s)``).
     """
     runs: list[tuple[str, str, SuiteRun]] = [("broken", n, broken_run(n)) for n in broken]
     runs += [("alternative", n, alternative_run(n)) for n in alternatives]
@@ -280,7 +282,25 @@ def run_both(
     order = sorted(
         range(len(runs)), key=lambda i: run_size(runs[i][2], waits.get(runs[i][1], 0)), reverse=True
     )
-    children = run_batch([runs[i][2] for i in order], jobs=jobs or default_jobs())
+    landed = 0
+
+    def done(index: int, child: ChildRun) -> None:
+        nonlocal landed
+        landed += 1
+        kind, name, _ = runs[order[index]]
+        if kind == "broken":
+            verdict = kill_verdict(kill_row(name, child))
+        else:
+            verdict = pass_verdict(pass_row(name, child, stdio=kind == "stdio"))
+            name = f"{name} (stdio)" if kind == "stdio" else name
+        if progress:
+            progress(progress_line(landed, len(runs), name, verdict, child.wall_s))
+
+    children = run_batch(
+        [runs[i][2] for i in order],
+        jobs=jobs or default_jobs(),
+        progress=done if progress else None,
+    )
     outcome = dict(zip(order, children, strict=True))
     kills = [kill_row(n, outcome[i]) for i, (kind, n, _) in enumerate(runs) if kind == "broken"]
     rows = [
@@ -307,12 +327,28 @@ def broken_waits(name: str) -> int:
     return broken_table.load(name)[0].waits_s
 
 
+def kill_verdict(kill: Kill) -> str:
+    """A broken implementation's verdict: caught, PARTIAL (some clauses missed it), ESCAPED,
+    or ERROR (its run did not end with a report)."""
+    if kill.problem:
+        return "ERROR"
+    return "caught" if kill.ok else ("ESCAPED" if not kill.caught else "PARTIAL")
+
+
+def pass_verdict(row: Pass) -> str:
+    """An alternative's verdict: passes, FAILS (some clause), or ERROR."""
+    return "passes" if row.ok else ("ERROR" if row.problem else "FAILS")
+
+
+def progress_line(done: int, total: int, name: str, verdict: str, wall_s: float) -> str:
+    """One verdict as it lands: ``3 of 131: read_naive caught (12.4 s)``."""
+    return f"{done} of {total}: {name} {verdict} ({wall_s:.1f} s)"
+
+
 def render(kills: Sequence[Kill]) -> list[str]:
     lines = [f"{'broken implementation':28} {'verdict':8} caught by"]
     for kill in kills:
-        verdict = "caught" if kill.ok else ("ESCAPED" if not kill.caught else "PARTIAL")
-        if kill.problem:
-            verdict = "ERROR"
+        verdict = kill_verdict(kill)
         caught = ", ".join(sorted(kill.caught)) or "-"
         lines.append(f"{kill.name:28} {verdict:8} {caught}")
         if kill.missed:
@@ -329,7 +365,7 @@ def render(kills: Sequence[Kill]) -> list[str]:
 def render_alternatives(rows: Sequence[Pass]) -> list[str]:
     lines = [f"{'alternative implementation':28} {'adapter':10} {'verdict':8} modelled on"]
     for row in rows:
-        verdict = "passes" if row.ok else ("ERROR" if row.problem else "FAILS")
+        verdict = pass_verdict(row)
         lines.append(
             f"{row.name:28} {row.adapter:10} {verdict:8} {row.modelled_on} "
             f"({row.passed} clauses passed, {row.not_run} not run)"

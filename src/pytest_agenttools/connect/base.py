@@ -22,6 +22,10 @@ from pytest_agenttools.harness.contract import (
     merge_manifest,
     wire_value,
 )
+from pytest_agenttools.harness.tracebacks import kit_frame
+
+#: this module's frames are left out of short tracebacks (harness/tracebacks.py)
+__tracebackhide__ = kit_frame
 
 #: tools whose own ``timeout`` argument extends the time the kit waits for an answer
 TIMED_TOOLS = frozenset({"bash", "task_output"})

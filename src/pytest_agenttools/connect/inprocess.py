@@ -37,6 +37,10 @@ from pytest_agenttools.harness.contract import (
     ToolResult,
     wire_value,
 )
+from pytest_agenttools.harness.tracebacks import kit_frame
+
+#: this module's frames are left out of short tracebacks (harness/tracebacks.py)
+__tracebackhide__ = kit_frame
 
 REFERENCE_FACTORY = "pytest_agenttools.implementations.reference:create"
 

@@ -57,6 +57,10 @@ from pytest_agenttools.connect.base import (
     wait_within,
 )
 from pytest_agenttools.harness.contract import PROTOCOL, Manifest, ToolCall, ToolResult, wire_value
+from pytest_agenttools.harness.tracebacks import kit_frame
+
+#: this module's frames are left out of short tracebacks (harness/tracebacks.py)
+__tracebackhide__ = kit_frame
 
 INITIALIZE_TIMEOUT = 30.0
 SHUTDOWN_GRACE = 5.0

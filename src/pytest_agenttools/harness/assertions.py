@@ -30,6 +30,10 @@ from pytest_agenttools.harness.observations import (
     ReadObservation,
     WriteObservation,
 )
+from pytest_agenttools.harness.tracebacks import kit_frame
+
+#: this module's frames are left out of short tracebacks (harness/tracebacks.py)
+__tracebackhide__ = kit_frame
 
 ObservationT = TypeVar("ObservationT", bound=Observation)
 WORKSPACE_MASK = "<ws>"

@@ -13,7 +13,11 @@ from typing import Any
 
 from pytest_agenttools.connect.base import Adapter, PendingCall, ProtocolError
 from pytest_agenttools.harness.contract import Limit, Manifest, ToolCall, ToolResult
+from pytest_agenttools.harness.tracebacks import kit_frame
 from pytest_agenttools.harness.workspace import Workspace
+
+#: this module's frames are left out of short tracebacks (harness/tracebacks.py)
+__tracebackhide__ = kit_frame
 
 
 class ToolClient:

@@ -18,8 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from pytest_agenttools.harness.observations import Observation, parse_observation
+from pytest_agenttools.harness.tracebacks import kit_frame
 from pytest_agenttools.harness.violation import ContractViolation
 from pytest_agenttools.spec.clauses import load
+
+#: this module's frames are left out of short tracebacks (harness/tracebacks.py)
+__tracebackhide__ = kit_frame
 
 PROTOCOL = "agenttools/2"
 SPEC_VERSION = "0.2"

@@ -19,7 +19,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from pytest_agenttools.harness.tracebacks import kit_frame
 from pytest_agenttools.harness.violation import ContractViolation
+
+#: this module's frames are left out of short tracebacks (harness/tracebacks.py)
+__tracebackhide__ = kit_frame
 
 T = TypeVar("T")
 

@@ -79,6 +79,32 @@ class TerminalSummary:
             terminalreporter.write_sep("-", f"agenttools report written to {owner.path}")
 
 
+class SummaryFirst:
+    """``--agenttools-summary-first``: the conformance levels and the clauses that did not pass,
+    printed before pytest's failure details (when it has any to print), so the part a user needs
+    comes first; the terminal section (or ``agenttools run``) prints them again at the end."""
+
+    def __init__(self, owner: ReportPlugin) -> None:
+        self.owner = owner
+
+    # the outermost wrapper: its first half runs before pytest's own (FAILURES, ERRORS ...)
+    @pytest.hookimpl(wrapper=True, tryfirst=True)
+    def pytest_terminal_summary(self, terminalreporter: Any) -> Any:
+        owner = self.owner
+        stats = terminalreporter.stats
+        if (
+            not owner.is_worker()
+            and owner.ran_conformance()
+            and (stats.get("failed") or stats.get("error"))
+        ):
+            spec = spec_of(owner.config)
+            terminalreporter.section("agenttools conformance (again after the failures)")
+            run = Run.from_report(owner.report.to_json(spec), spec)
+            for line in terminal_lines(run, problems=False):
+                terminalreporter.write_line(line)
+        return (yield)
+
+
 class ReportPlugin:
     """Collects every test report, judges expectations, writes the JSON, prints the verdicts."""
 
@@ -102,6 +128,10 @@ class ReportPlugin:
         # registered under its own name so that ``-p no:agenttools-summary`` can leave it out
         if not config.pluginmanager.is_blocked(SUMMARY_PLUGIN):
             config.pluginmanager.register(TerminalSummary(self), SUMMARY_PLUGIN)
+        if config.getoption("agenttools_summary_first", None) or config.getini(
+            "agenttools_summary_first"
+        ):
+            config.pluginmanager.register(SummaryFirst(self), "agenttools-summary-first")
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:

@@ -140,6 +140,20 @@ OPTIONS: tuple[Option, ...] = (
         kind="bool",
     ),
     Option(
+        "progress",
+        "print a progress line every SECONDS while the suite runs: tests done of the total, the "
+        "time elapsed, the test running longest (default: none; `agenttools run` prints one "
+        "every 10 s)",
+        kind="float",
+        metavar="SECONDS",
+    ),
+    Option(
+        "summary_first",
+        "print the conformance levels and the clauses that did not pass before pytest's "
+        "failure details as well as after them (`agenttools run` does)",
+        kind="bool",
+    ),
+    Option(
         "hypothesis_profile",
         "hypothesis profile of the property suites: ci (default), dev, fuzz, verdict (ci unshrunk)",
         metavar="PROFILE",
@@ -283,6 +297,16 @@ def read_settings(config: pytest.Config) -> Settings:
     for row in OPTIONS:
         values[row.name] = bool(_value(config, row.ini)) if row.kind == "bool" else text(row.ini)
     values["call_timeout"] = call_timeout
+    raw_progress = text("agenttools_progress")
+    if raw_progress is not None:
+        try:
+            values["progress"] = float(raw_progress)
+            if not 0 <= values["progress"] < 86400:
+                raise ValueError
+        except ValueError:
+            raise pytest.UsageError(
+                f"--agenttools-progress={raw_progress!r} must be a number of seconds (0: none)"
+            ) from None
     values["hypothesis_profile"] = profile
     return Settings(
         values=values,

@@ -69,6 +69,10 @@ from pytest_agenttools.harness.contract import (
 )
 from pytest_agenttools.harness.observations import ALWAYS_OBSERVED
 from pytest_agenttools.harness.scratch import workspace_base
+from pytest_agenttools.harness.tracebacks import kit_frame
+
+#: this module's frames are left out of short tracebacks (harness/tracebacks.py)
+__tracebackhide__ = kit_frame
 
 __all__ = [
     "McpAdapter",
