@@ -78,7 +78,7 @@ def test_nul_in_path(tools: ToolClient, ws: Workspace, path: str) -> None:
 
 
 @clause("READ-ARG-04")
-@pytest.mark.parametrize("limit", [0, -1, -5])
+@pytest.mark.parametrize("limit", [0, -1, -5, -(10**18)], ids=["0", "-1", "-5", "-1e18"])
 def test_limit_below_one_is_an_error(
     tools: ToolClient, ws: Workspace, manifest: Manifest, limit: int
 ) -> None:

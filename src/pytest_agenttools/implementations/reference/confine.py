@@ -32,6 +32,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -422,11 +423,13 @@ class ConfinedEditOps(_Delegate):
         with self._held(target, write=True) as held:
             return self.base.read_bytes(self._existing(held, target))
 
-    def replace(self, target: str, data: bytes, mode: int) -> None:
+    def replace(
+        self, target: str, data: bytes, mode: int, cancel: threading.Event | None = None
+    ) -> None:
         with self._held(target, write=True) as held:
             if held.file_fd is not None:
                 self.guard.refuse_hard_links(target, held.file_fd)
-            self.base.replace(held.entry_path, data, mode)
+            self.base.replace(held.entry_path, data, mode, cancel)
 
 
 CONFINED_OPS: Mapping[str, type[_Delegate]] = {
