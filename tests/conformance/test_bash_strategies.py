@@ -1,13 +1,24 @@
-"""The suite's own stdio host: a server that dies while starting is quoted in its own words."""
+"""The suite's own stdio host: a server that dies while starting is quoted in its own words.
+The survivor check (BASH-KEEP-01) never lists the implementation's own server as a survivor."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import sys
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
 
 import pytest
 
-from pytest_agenttools.conformance.bash_strategies import StdioHost
+from pytest_agenttools.conformance.bash_strategies import (
+    StdioHost,
+    expect_no_survivor,
+    implementation_processes,
+)
 from pytest_agenttools.harness.contract import Manifest
+from tests.support import REPO
 
 
 def test_a_server_that_dies_while_starting_is_quoted_from_its_stderr() -> None:
@@ -24,3 +35,59 @@ def test_a_server_that_dies_while_starting_is_quoted_from_its_stderr() -> None:
     assert "exited while answering initialize" in message or "exited before it was sent" in message
     said = message.index("its stderr ended with:")
     assert message.index("no module named nowhere", said) > said
+
+
+def test_the_server_working_in_the_workspace_is_no_survivor(tmp_path: Path) -> None:
+    # a server that changed into the workspace to run a command, as some do
+    server = subprocess.Popen(["sleep", "60"], cwd=tmp_path)
+    left: subprocess.Popen[Any] | None = None
+    try:
+        tools: Any = SimpleNamespace(adapter=SimpleNamespace(pid=server.pid))
+        spare = implementation_processes(tools)
+        assert server.pid in spare
+        expect_no_survivor(tmp_path, "a finished command", settle=0.0, spare=spare)
+        # what the call started is still a survivor, and only it is named
+        left = subprocess.Popen(["sleep", "61"], cwd=tmp_path)
+        with pytest.raises(AssertionError) as caught:
+            expect_no_survivor(tmp_path, "a finished command", settle=0.0, spare=spare)
+        said = str(caught.value)
+        assert f"{left.pid} " in said and f"{server.pid} " not in said
+    finally:
+        for process in (server, left):
+            if process is not None:
+                process.kill()
+                process.wait()
+
+
+def test_keep_01_passes_a_server_that_works_in_the_workspace(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    impl = "tests.conformance.chdir_server:create"
+    serve = f"{sys.executable} -m pytest_agenttools.cli serve --impl {impl}"
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--pyargs",
+            "pytest_agenttools.conformance",
+            f"--agenttools-cmd={serve}",
+            "--agenttools-clauses=BASH-KEEP-01",
+            f"--agenttools-report={report}",
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert report.is_file(), done.stdout[-3000:] + done.stderr[-2000:]
+    data = json.loads(report.read_text())
+    said = [
+        line
+        for t in data["tests"]
+        for line in str(t.get("message") or "").splitlines()
+        if line.startswith("E ")
+    ]
+    assert data["clauses"]["BASH-KEEP-01"] == "passed", said

@@ -499,6 +499,8 @@ def dropped_arguments(ws: Path) -> None:
     )
     ok(call(ws, "execute", command="touch ran", run_in_background="yes", cwd_override="/"))
     assert (ws / "ran").exists()
+    ok(call(ws, "execute", command="touch fg", run_in_background=True))
+    assert (ws / "fg").exists()  # run in the foreground: done when the call returns
 
 
 def count_lines(ws: Path) -> None:
@@ -936,6 +938,7 @@ DEVIATIONS = [
             "test_bash.py::test_refusal_names_the_argument[background-string]",
             "test_bash.py::test_bad_arguments[unknown]",
             "test_bash.py::test_refusal_names_the_argument[unknown]",
+            "BASH-BG-07",
         ),
         dropped_arguments,
         needs_ripgrep=True,

@@ -925,8 +925,10 @@ def test_bash_unchecked_arguments(pi: Pi, tmp_path: Path) -> None:
     number = pi.call("bash", tmp_path, command=7)
     assert bash(number).exit_code == 127 and "7: command not found" in number.text
     pi.call("bash", tmp_path, command="touch bg", run_in_background="yes")
+    pi.call("bash", tmp_path, command="touch fg", run_in_background=True)  # in the foreground
     pi.call("bash", tmp_path, command="touch other", cwd_override="/")
     assert (tmp_path / "bg").exists() and (tmp_path / "other").exists()
+    assert (tmp_path / "fg").exists()
 
 
 def test_bash_no_default_timeout(pi: Pi, tmp_path: Path) -> None:

@@ -98,9 +98,31 @@ def kill_all(pids: Iterable[int]) -> None:
             os.kill(pid, signal.SIGKILL)
 
 
-def expect_no_survivor(root: Path, what: str, settle: float = 0.3, name: str = "pids") -> None:
-    """No recorded process and no process working in ``root`` is alive (the rest are killed)."""
-    alive = survivors(root, recorded_pids(root, name), settle)
+def implementation_processes(tools: ToolClient) -> set[int]:
+    """The implementation's own processes now: its server (over stdio or MCP) and what runs
+    under it. Taken before a call, none of them is something the call started; a server that
+    works in the workspace (``chdir`` for a command) is no survivor of the command."""
+    pid = getattr(tools.adapter, "pid", None)
+    if not pid:
+        return set()
+    try:
+        server = psutil.Process(pid)
+        return {pid, *(p.pid for p in server.children(recursive=True))}
+    except psutil.Error:
+        return {pid}
+
+
+def expect_no_survivor(
+    root: Path,
+    what: str,
+    settle: float = 0.3,
+    name: str = "pids",
+    spare: Iterable[int] = (),
+) -> None:
+    """No recorded process and no process working in ``root`` is alive (the rest are killed);
+    ``spare``: processes that were there before the call (``implementation_processes``)."""
+    spared = set(spare)
+    alive = [p for p in survivors(root, recorded_pids(root, name), settle) if p not in spared]
     shown = describe(alive)
     kill_all(alive)
     assert not alive, f"{what}: processes still alive after the call returned: {shown}"

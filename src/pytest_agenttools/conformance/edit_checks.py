@@ -203,3 +203,31 @@ def expect_refused(result: ToolResult, ws: Workspace, name: str, before: Snapsho
         f"a refused edit created files: {sorted(set(after.files) - set(before.files))}"
     )
     return result
+
+
+def expect_kept_encoding(
+    data: bytes, before: bytes, expected: bytes, encoding: str = "utf-16-le"
+) -> None:
+    """After an edit that reported success, ``data`` (the file now) is ``expected`` (the edit, in
+    the file's own encoding ``encoding``, its BOM kept); the message says what happened instead:
+    the file was left unchanged, written in another encoding, or holds other content."""
+    if data == expected:
+        return
+    name = encoding.upper()
+    if data == before:
+        raise AssertionError(f"the edit reported success but left the {name} file unchanged")
+    bom = {"utf-16-le": UTF16LE_BOM}.get(encoding, b"")
+    text = expected.removeprefix(bom).decode(encoding)
+    for other in ("utf-8-sig", "utf-16", "latin-1"):
+        try:
+            decoded = data.decode(other)
+        except UnicodeDecodeError:
+            continue
+        if to_lf(decoded) == to_lf(text):
+            raise AssertionError(
+                f"the {name} file holds the edit but was written in another encoding "
+                f"({other}): {data[:200]!r}"
+            )
+    raise AssertionError(
+        f"the {name} file does not hold the edit: expected {expected[:200]!r}, got {data[:200]!r}"
+    )

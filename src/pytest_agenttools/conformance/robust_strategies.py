@@ -375,20 +375,36 @@ class Ledger:
 
 class Liveness:
     """Whether the implementation behind an adapter is still the same process (stdio: its
-    pid and restart count; in process there is no process to lose)."""
+    pid and restart count; in process there is no process to lose).
+
+    A process first started while watching (none ran when the watch began: the harness had
+    retired the one before, or none was started yet) is no loss. A replacement is told apart
+    from a death by the adapter's ``retired`` count: the harness replaces a process itself
+    after a call overran its deadline."""
 
     def __init__(self, adapter: Any) -> None:
         self.adapter = adapter
         self.pid = getattr(adapter, "pid", None)
         self.restarts = getattr(adapter, "restarts", 0)
+        self.retired = getattr(adapter, "retired", 0)
 
     def lost(self) -> str | None:
         pid = getattr(self.adapter, "pid", None)
         restarts = getattr(self.adapter, "restarts", 0)
-        if pid != self.pid or restarts != self.restarts:
-            self.pid, self.restarts = pid, restarts
-            return "the implementation process died or was replaced"
-        return None
+        retired = getattr(self.adapter, "retired", 0)
+        before = (self.pid, self.restarts, self.retired)
+        self.pid, self.restarts, self.retired = pid, restarts, retired
+        if (pid, restarts) == before[:2]:
+            return None
+        if restarts == before[1] and before[0] is None:
+            return None  # started, not lost: no process ran when the watch began
+        if 0 < restarts - before[1] <= retired - before[2]:
+            return (
+                "the harness replaced the implementation process after a call overran its "
+                "deadline (the process did not die)"
+            )
+        started = " and a new one was started" if pid is not None else ""
+        return f"the implementation process died{started}"
 
 
 def describe_call(call: ToolCall) -> str:

@@ -68,6 +68,21 @@ def test_bad_arguments(
     expect_refused(tools.call("bash", **arguments), ws, f"bad {name}")
 
 
+@clause("BASH-BG-07")
+def test_background_refused_when_undeclared(
+    tools: ToolClient, ws: Workspace, manifest: Manifest
+) -> None:
+    if manifest.has_feature("bash.background"):
+        pytest.skip("bash.background is declared: BASH-BG-01 judges run_in_background")
+    result = tools.call("bash", command="touch ran", run_in_background=True, timeout=10)
+    what = "run_in_background with bash.background undeclared"
+    expect_refused(result, ws, what)
+    deadline = time.monotonic() + 1.0  # a task started anyway creates the file a moment later
+    while time.monotonic() < deadline and not ws.exists("ran"):
+        time.sleep(0.05)
+    assert not ws.exists("ran"), f"{what}: the call was refused but the command ran later"
+
+
 @clause("BASH-PRES-01")
 @pytest.mark.parametrize(("arguments", "name"), BAD_ARGUMENTS, ids=BAD_IDS)
 def test_refusal_names_the_argument(

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.conformance.bash_strategies import drain, parse_env, task_id_of
 from pytest_agenttools.conformance.strategies import examples
-from pytest_agenttools.harness.assertions import bash_obs, expect_ok
+from pytest_agenttools.harness.assertions import bash_obs, expect_error, expect_ok
 from pytest_agenttools.harness.markers import clause, feature
 from pytest_agenttools.spec.clauses import load
 
@@ -110,6 +110,23 @@ def test_mode_precedence(
         "off" if "OPENAI_API_KEY" in seen else "scrub" if "MY_SERVICE_TOKEN" in seen else "strict"
     )
     assert observed == mode, f"with {extra} the child saw mode {observed}, expected {mode}"
+
+
+@clause("BASH-ENV-07")
+@pytest.mark.parametrize("value", ["strikt", "scurb", "none", "on", "paranoid"])
+def test_misspelt_mode_refuses(tools: ToolClient, ws: Workspace, value: str) -> None:
+    env = {**base_env(ws), MODE: value, "CI": "true", "OPENAI_API_KEY": "k1"}
+    result = tools.call("bash", command="touch ran; env", _env=env)
+    what = f"{MODE}={value!r}"
+    expect_error(result, what=f"a command under {what}")
+    obs = bash_obs(result)
+    assert not obs.running and obs.exit_code is None, (
+        f"{what}: a refused command's observation must say that nothing ran: {dict(obs.raw)}"
+    )
+    assert not ws.exists("ran"), f"{what}: the command was refused but ran anyway"
+    assert MODE in result.text and value in result.text, (
+        f"the error must give the variable and its value {value!r}: {result.text[:300]!r}"
+    )
 
 
 @clause("BASH-ENV-03")

@@ -20,6 +20,7 @@ from pytest_agenttools.conformance.edit_checks import (
     aged,
     edit,
     expect_edited,
+    expect_kept_encoding,
     expect_refused,
     expect_span_replaced,
     first_changed_line,
@@ -364,9 +365,7 @@ def test_utf16le_never_reencoded(tools: ToolClient, ws: Workspace) -> None:
     if result.is_error:
         expect_refused(result, ws, "f.txt", before)
     else:
-        assert ws.get("f.txt") == UTF16_AFTER, (
-            f"a UTF-16LE file was written in another encoding: {ws.get('f.txt')!r}"
-        )
+        expect_kept_encoding(ws.get("f.txt"), UTF16_BEFORE, UTF16_AFTER)
 
 
 @clause("EDIT-ENC-02")

@@ -109,6 +109,14 @@ def test_pdf_page_ranges(tools: ToolClient, ws: Workspace, pages: Any, expected:
     assert list(obs.pages) == expected, f"pages={pages!r} shows {obs.pages}"
 
 
+@clause("READ-PDF-06")
+@pytest.mark.parametrize("name", ["notes.txt", "notes"])
+def test_pages_on_a_text_file_is_an_error(tools: ToolClient, ws: Workspace, name: str) -> None:
+    ws.put(name, "".join(f"line {n}\n" for n in range(1, 200)))
+    result = tools.call("read", path=name, pages="2")
+    expect_error(result, what=f"pages on a text file ({name}), which is not a PDF")
+
+
 @clause("READ-PDF-02")
 @pytest.mark.parametrize(
     "pages",

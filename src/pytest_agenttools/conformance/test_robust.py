@@ -50,20 +50,29 @@ def still_serving(tools: ToolClient, ledger: Ledger, liveness: Liveness) -> None
 
     The files a valid call needs are put in place first (without touching those a test left),
     so that the call is valid in every test: a read of ``a.txt`` in an unseeded workspace is a
-    missing-file error, and an implementation without glob would fail for it.
+    missing-file error, and an implementation without glob would fail for it. A seeded file a
+    hostile call changed is put back too: an edit may rightly write a NUL into ``a.txt``, and
+    a read then rightly refuses it as binary.
     """
     tool = next((t for t in ("glob", "read", "grep", "write") if tools.manifest.has_tool(t)), None)
     if tool is None:
         return
+    changed = []
     for name, text in WORKSPACE_FILES.items():
         path = Path(tools.cwd) / name
-        if not path.exists():
+        if path.is_file() and path.read_bytes() != text.encode():
+            changed.append(name)
+        if not path.exists() or name in changed:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
     arguments = valid_arguments(tool)
     result = judge_call(ledger, liveness, tools.adapter, tools.make_call(tool, arguments))
     if result is not None and result.is_error:
-        ledger.other.append(f"a valid call failed after the hostile ones: {result.text[:200]}")
+        restored = f" (with {', '.join(changed)} put back as seeded)" if changed else ""
+        ledger.other.append(
+            f"a valid {tool} call {arguments}{restored} failed after the hostile ones: "
+            f"{result.text[:200]}"
+        )
 
 
 def names_argument(result: Any, manifest: Manifest, tool: str, name: str) -> bool:

@@ -520,6 +520,8 @@ class StdioAdapter:
         self._lock = threading.Lock()
         self._raw_lock = threading.Lock()
         self.restarts = 0
+        #: how many of those restarts replaced a child the harness retired after a call overran
+        self.retired = 0
         #: processes still in a child's process group after it shut down (then killed)
         self.leftovers: list[int] = []
 
@@ -602,6 +604,7 @@ class StdioAdapter:
             if self._child is child:
                 self._child = None
                 self.restarts += 1
+                self.retired += 1
         threading.Thread(target=self._retire, args=(child,), daemon=True).start()
 
     def _retire(self, child: _Child) -> None:

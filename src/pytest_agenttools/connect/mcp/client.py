@@ -354,7 +354,7 @@ class _Pending:
         except FutureTimeout:
             self.cancel()
             # Whatever the call started may still run in the server: later calls get a new one.
-            self._adapter.retire(self._server)
+            self._adapter.retire(self._server, overran=True)
             raise AdapterError(
                 f"{self._adapter.describe()}: no answer to {self._call.describe()} ({target}) "
                 f"within {deadline:.0f} s; it was cancelled and the server restarted (raise "
@@ -446,6 +446,8 @@ class McpAdapter:
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
         self.restarts = 0
+        #: how many of those restarts replaced a server retired after a call overran
+        self.retired = 0
         self.server_tools: list[str] = []
         #: canonical tools whose clauses are not run, and why (session.py asks)
         self.not_run: dict[str, str] = {}
@@ -577,12 +579,14 @@ class McpAdapter:
         self._closing.add(future)
         future.add_done_callback(self._closing.discard)
 
-    def retire(self, server: _Server) -> None:
-        """Stop using ``server``: it is stopped in the background (``close`` waits for it)."""
+    def retire(self, server: _Server, *, overran: bool = False) -> None:
+        """Stop using ``server``: it is stopped in the background (``close`` waits for it);
+        ``overran``: because a call overran its deadline."""
         with self._lock:
             if self._servers.get(server.key) is not server:
                 return
             self.restarts += 1
+            self.retired += overran
             self._retire_locked(server)
 
     # ---- the Adapter protocol

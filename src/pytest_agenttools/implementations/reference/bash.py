@@ -400,6 +400,13 @@ def _checked(arguments: Any, ctx: CallContext) -> tuple[dict[str, Any], float, b
     if not os.path.isdir(ctx.cwd):  # BASH-CWD-02
         raise ToolError("invalid_cwd", f"Working directory does not exist: {ctx.cwd}")
     background = bool(args.get("run_in_background", False))
+    if background and ctx.features is not None and "bash.background" not in ctx.features:
+        # BASH-BG-07: an undeclared feature is refused, never half-done
+        raise ToolError(
+            "invalid_argument",
+            "bash: run_in_background is not supported here (the feature bash.background is "
+            "not declared); nothing ran. Run the command without run_in_background.",
+        )
     if background:  # BASH-BG-05: a background task is bounded too
         cap = float(ctx.limits["bash.background_max_timeout_s"])
         default = cap

@@ -27,6 +27,8 @@ class CallContext:
     cancel: threading.Event = field(default_factory=threading.Event)
     services: dict[str, Any] = field(default_factory=dict)
     ops: Mapping[str, Any] = field(default_factory=dict)
+    #: the optional features the implementation declares; None: every feature its tools have
+    features: frozenset[str] | None = None
 
     def ops_for(self, tool: str, default: Any) -> Any:
         """The operations port of ``tool``, or ``default`` when none is installed."""

@@ -82,7 +82,9 @@ def truthy(value: str | None) -> bool:
 
 
 def choose_mode(explicit: str | None, env: Mapping[str, str]) -> str:
-    """BASH-ENV-02: explicit setting, then the mode variable, then CI flags (scrub), else off."""
+    """BASH-ENV-02: explicit setting, then the mode variable, then CI flags (scrub), else off.
+    BASH-ENV-07: a value that is no mode raises InvalidMode (the command is refused), never
+    falls through."""
     for source, value in (("setting", explicit), (MODE_VARIABLE, env.get(MODE_VARIABLE))):
         if value is not None and value.strip():
             mode = value.strip().lower()

@@ -135,7 +135,7 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         pages = args.get("pages")
         if path.lower().endswith(".pdf") or sample.startswith(b"%PDF-"):
             return read_pdf(path, pages, ctx.limits)
-        if pages is not None:
+        if pages is not None:  # READ-PDF-06: never ignored
             raise _bad(
                 f"pages applies to PDF files only; {path} is not a PDF. Use offset and limit.",
                 "pages",

@@ -266,6 +266,7 @@ class ReferenceTools:
             cancel=cancel or threading.Event(),
             services=self.services,
             ops=self.ops,
+            features=frozenset(self.features()),
         )
 
     def call(
