@@ -747,10 +747,7 @@ DEVIATIONS = [
     ),
     Deviation(
         "limit below one reads nothing",
-        (
-            "test_read.py::test_limit_below_one_is_an_error",
-            "test_read.py::test_extreme_numbers[limit--1e18]",
-        ),
+        ("test_read.py::test_limit_below_one_is_an_error",),
         nonpositive_limit,
     ),
     Deviation("binary shown", ("READ-BIN-02",), binary_shown),
@@ -1043,7 +1040,6 @@ DEVIATIONS = [
         (
             "BASH-EXIT-05",
             "BASH-EXIT-06",
-            "BASH-PRES-04",
             "test_bash.py::test_text_gives_exit_code",
             "test_bash.py::test_text_names_signal",
             "BASH-TO-02",
