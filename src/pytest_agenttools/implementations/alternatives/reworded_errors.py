@@ -42,7 +42,6 @@ STYLE = Style(
         present=bash._codex,
         setup=Setup(
             limits={"bash.default_timeout_s": 10.0, "bash.max_timeout_s": 0},
-            ops={"bash": bash.FailSafeOps()},
         ),
     ),
 )

@@ -25,7 +25,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from pytest_agenttools.implementations.reference import bash as reference_bash
-from pytest_agenttools.implementations.reference import env_sanitize
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.processes import CommandProcess, Supervised
 
@@ -397,18 +396,6 @@ def _codex(arguments: Any, cwd: str, result: dict[str, Any]) -> dict[str, Any]:
     else:
         body = call.output
     return call.answer("\n".join([*header, "Output:", body.rstrip("\n")]))
-
-
-class FailSafeOps(reference_bash.BashOps):
-    """An unknown sanitising mode is read as the strictest one instead of being an error."""
-
-    def environment(
-        self, inherited: Mapping[str, str], mode: str | None, *, background: bool
-    ) -> env_sanitize.Sanitized:
-        try:
-            return super().environment(inherited, mode, background=background)
-        except env_sanitize.InvalidMode:
-            return super().environment(inherited, "strict", background=background)
 
 
 # --- tagged: Cursor -----------------------------------------------------------------------------
