@@ -88,3 +88,32 @@ def numbers_in(path: Path, count: int, wait: float = WAIT_S) -> list[int]:
             return found
         time.sleep(0.05)
     raise AssertionError(f"the command never wrote {count} numbers to {path}")
+
+
+def suite_report(
+    scratch: Path,
+    clauses: str,
+    *,
+    impl: str | None = None,
+    cmd: str | None = None,
+    extra: tuple[str, ...] | None = None,
+    timeout: float = 900,
+) -> dict[str, Any]:
+    """The JSON report of the suite's tests of ``clauses`` against ``impl`` or ``cmd``, run in
+    one child pytest from the checkout's root (so ``tests.*`` factories import), with the
+    command line the runner builds (``extra``: pytest arguments, by default hypothesis's
+    unshrunk profile); ``output`` holds the end of what it printed."""
+    from pytest_agenttools.cli.runner import SuiteRun
+
+    scratch.mkdir(parents=True, exist_ok=True)
+    report = scratch / "report.json"
+    more = ("--agenttools-hypothesis-profile=verdict",) if extra is None else extra
+    run = SuiteRun(impl=impl, cmd=cmd, clauses=clauses, report=str(report), extra=more)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", *run.args()],
+        cwd=REPO, capture_output=True, text=True, timeout=timeout,
+    )  # fmt: skip
+    assert report.is_file(), done.stdout[-3000:] + done.stderr[-2000:]
+    data: dict[str, Any] = json.loads(report.read_text())
+    data["output"] = done.stdout[-3000:]
+    return data

@@ -3,7 +3,6 @@ The survivor check (BASH-KEEP-01) never lists the implementation's own server as
 
 from __future__ import annotations
 
-import json
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,7 @@ from pytest_agenttools.conformance.bash_strategies import (
     implementation_processes,
 )
 from pytest_agenttools.harness.contract import Manifest
-from tests.support import REPO
+from tests.support import suite_report
 
 
 def test_a_server_that_dies_while_starting_is_quoted_from_its_stderr() -> None:
@@ -60,30 +59,9 @@ def test_the_server_working_in_the_workspace_is_no_survivor(tmp_path: Path) -> N
 
 
 def test_keep_01_passes_a_server_that_works_in_the_workspace(tmp_path: Path) -> None:
-    report = tmp_path / "report.json"
     impl = "tests.conformance.chdir_server:create"
     serve = f"{sys.executable} -m pytest_agenttools.cli serve --impl {impl}"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--pyargs",
-            "pytest_agenttools.conformance",
-            f"--agenttools-cmd={serve}",
-            "--agenttools-clauses=BASH-KEEP-01",
-            f"--agenttools-report={report}",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert report.is_file(), done.stdout[-3000:] + done.stderr[-2000:]
-    data = json.loads(report.read_text())
+    data = suite_report(tmp_path, "BASH-KEEP-01", cmd=serve, extra=(), timeout=600)
     said = [
         line
         for t in data["tests"]

@@ -60,9 +60,9 @@ def test_a_utf16_file_left_unchanged_is_not_called_re_encoded(data: bytes, said:
 
 
 def test_enc_03_calls_an_untouched_file_unchanged(tmp_path: Path) -> None:
-    from tests.conformance.test_verdicts import suite_report
+    from tests.support import suite_report
 
-    data = suite_report(tmp_path, "tests.conformance.edit_skips_utf16:create", "EDIT-ENC-03")
+    data = suite_report(tmp_path, "EDIT-ENC-03", impl="tests.conformance.edit_skips_utf16:create")
     assert data["clauses"]["EDIT-ENC-03"] == "failed", data["output"]
     messages = "\n".join(str(t.get("message") or "") for t in data["tests"])
     said = "\n".join(line for line in messages.splitlines() if line.startswith("E "))

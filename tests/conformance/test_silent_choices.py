@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 from tests.conformance.no_background import NoBackground
-from tests.conformance.test_verdicts import suite_report
+from tests.support import suite_report
 
 
 def test_a_reference_without_background_refuses_it(tmp_path: Path) -> None:
@@ -24,7 +24,7 @@ def test_a_reference_without_background_refuses_it(tmp_path: Path) -> None:
 
 
 def test_bg_07_passes_a_reference_without_background(tmp_path: Path) -> None:
-    data = suite_report(tmp_path, "tests.conformance.no_background:create", "BASH-BG-07")
+    data = suite_report(tmp_path, "BASH-BG-07", impl="tests.conformance.no_background:create")
     assert data["clauses"]["BASH-BG-07"] == "passed", data["output"]
 
 

@@ -7,15 +7,11 @@ it. Also: READ-CAP-02 passes with the caps a real agent ships."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.support import REPO
+from tests.support import suite_report
 
 BROKEN = "pytest_agenttools.implementations.broken"
 
@@ -29,48 +25,17 @@ SAMPLE = [
 ]
 
 
-def suite_report(tmp_path: Path, impl: str, clauses: str) -> dict[str, Any]:
-    """The JSON report of the suite's tests of ``clauses`` against ``impl`` (one process)."""
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    report = tmp_path / "report.json"
-    done = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "--pyargs",
-            "pytest_agenttools.conformance",
-            f"--agenttools-impl={impl}",
-            f"--agenttools-clauses={clauses}",
-            f"--agenttools-report={report}",
-            "--agenttools-hypothesis-profile=verdict",
-        ],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        env=None,
-    )
-    assert report.is_file(), done.stdout[-3000:] + done.stderr[-2000:]
-    data: dict[str, Any] = json.loads(report.read_text())
-    data["output"] = done.stdout[-3000:]
-    return data
-
-
 @pytest.mark.parametrize(("clause", "owner", "breaks_owner", "breaks_rule"), SAMPLE)
 @pytest.mark.kit_long(38)
 def test_a_broken_precondition_blocks_and_a_broken_rule_fails(
     tmp_path: Path, clause: str, owner: str, breaks_owner: str, breaks_rule: str
 ) -> None:
-    blocked = suite_report(tmp_path / "owner", f"{BROKEN}.{breaks_owner}:create", clause)
+    blocked = suite_report(tmp_path / "owner", clause, impl=f"{BROKEN}.{breaks_owner}:create")
     assert blocked["clauses"][clause] == "blocked", blocked["output"]
     assert blocked["blocked_by"][clause] == [owner]
     outcomes = {t["outcome"] for t in blocked["tests"] if t["clause"] == clause}
     assert "failed" not in outcomes and "blocked" in outcomes
-    failed = suite_report(tmp_path / "rule", f"{BROKEN}.{breaks_rule}:create", clause)
+    failed = suite_report(tmp_path / "rule", clause, impl=f"{BROKEN}.{breaks_rule}:create")
     assert failed["clauses"][clause] == "failed", failed["output"]
     assert not any(t["outcome"] == "blocked" for t in failed["tests"] if t["clause"] == clause)
 
@@ -78,7 +43,7 @@ def test_a_broken_precondition_blocks_and_a_broken_rule_fails(
 def test_read_cap_02_passes_with_the_caps_real_agents_ship(tmp_path: Path) -> None:
     """``read.max_bytes = 51200`` and ``read.max_line_chars = 2000``, not configurable: the
     page's lines must fit the per-line cap, or READ-CAP-02 judges READ-CAP-03's cut."""
-    data = suite_report(tmp_path, "tests.conformance.fixed_caps:create", "READ-CAP-02")
+    data = suite_report(tmp_path, "READ-CAP-02", impl="tests.conformance.fixed_caps:create")
     assert data["implementation"]["manifest"]["limits"]["read.max_bytes"] == 51200
     assert data["clauses"]["READ-CAP-02"] == "passed", data["output"]
 
@@ -86,7 +51,7 @@ def test_read_cap_02_passes_with_the_caps_real_agents_ship(tmp_path: Path) -> No
 def test_write_path_01_says_what_went_wrong(tmp_path: Path) -> None:
     """A write that takes `..` lexically fails WRITE-PATH-01 with a sentence, not a bare
     FileNotFoundError from the test's own check."""
-    data = suite_report(tmp_path, f"{BROKEN}.write_lexical_dotdot:create", "WRITE-PATH-01")
+    data = suite_report(tmp_path, "WRITE-PATH-01", impl=f"{BROKEN}.write_lexical_dotdot:create")
     assert data["clauses"]["WRITE-PATH-01"] == "failed", data["output"]
     said = [t["assertion"] for t in data["tests"] if t["outcome"] == "failed"]
     assert said and all("FileNotFoundError" not in a for a in said), said
