@@ -83,15 +83,35 @@ def test_background_timeout_ends_task(tools: ToolClient, ws: Workspace) -> None:
     expect_no_survivor(ws.root, "background timeout")
 
 
+def _declared(tools: ToolClient, name: str) -> float | None:
+    limit = tools.limit(name)
+    return float(limit.value) if limit is not None else None
+
+
 @clause("BASH-BG-05")
-def test_background_timeout_is_bounded(tools: ToolClient, ws: Workspace) -> None:
-    cap = tools.limit("bash.background_max_timeout_s")
+def test_background_default_is_bounded(tools: ToolClient) -> None:
+    default = _declared(tools, "bash.background_default_timeout_s")
+    cap = _declared(tools, "bash.background_max_timeout_s")
     started = tools.call("bash", command="true", run_in_background=True)
     applied = bash_obs(started).timeout_s
+    drain(tools, task_id_of(started))
     assert applied is not None and math.isfinite(applied) and applied > 0, (
         f"a background task that names no timeout must still have a finite one: {applied!r}"
     )
-    drain(tools, task_id_of(started))
+    if default is not None:
+        assert default > 0, f"bash.background_default_timeout_s must be above 0, is {default}"
+        expected = min(default, cap) if cap else default
+        assert applied == expected, (
+            f"a task naming no timeout ran under {applied} s; the declared default is {default} s"
+            + (f" (cap {cap} s)" if cap else "")
+        )
+    if cap:
+        assert applied <= cap, f"the default {applied} s is above the background cap {cap} s"
+
+
+@clause("BASH-BG-05")
+def test_background_request_is_capped(tools: ToolClient, ws: Workspace) -> None:
+    cap = _declared(tools, "bash.background_max_timeout_s")
     asked = tools.call("bash", command="touch ran", run_in_background=True, timeout=HUGE_TIMEOUT_S)
     if asked.is_error:
         assert not bash_obs(asked).running
@@ -100,11 +120,29 @@ def test_background_timeout_is_bounded(tools: ToolClient, ws: Workspace) -> None
         return
     applied = bash_obs(asked).timeout_s
     drain(tools, task_id_of(asked))
-    assert applied is not None, "the task's observation should give the timeout applied"
-    if cap is not None:
-        assert applied <= float(cap.value), f"{HUGE_TIMEOUT_S} s applied as {applied}, cap {cap}"
+    assert applied is not None and math.isfinite(applied), (
+        f"the task's observation should give the finite timeout applied: {applied!r}"
+    )
+    if cap == 0:  # declared: no tool-level cap, a finite request applies as asked
+        assert applied == HUGE_TIMEOUT_S, f"with no cap, {HUGE_TIMEOUT_S} s applied as {applied}"
+    elif cap is not None:
+        assert applied <= cap, (
+            f"a background timeout of {HUGE_TIMEOUT_S} s applied as {applied} s, over the "
+            f"declared cap of {cap} s (bash.background_max_timeout_s; declare 0 for no cap)"
+        )
     else:
-        assert applied < HUGE_TIMEOUT_S, f"a background timeout of {HUGE_TIMEOUT_S} s applied"
+        assert applied < HUGE_TIMEOUT_S, (
+            f"a background timeout of {HUGE_TIMEOUT_S} s applied as asked: the implementation "
+            "has no cap on background timeouts, or does not declare it (declare "
+            "bash.background_max_timeout_s; 0 says: no cap)"
+        )
+        again = tools.call("bash", command="true", run_in_background=True, timeout=applied * 2)
+        if not again.is_error:
+            drain(tools, task_id_of(again))
+            assert bash_obs(again).timeout_s == applied, (
+                f"a cap of {applied} s was inferred, but {applied * 2} s applied as "
+                f"{bash_obs(again).timeout_s}"
+            )
 
 
 @clause("BASH-BG-06")

@@ -37,11 +37,17 @@ STYLE = Style(
         manifest={"dialect": {"glob": "bash"}},
         setup=Setup(ops={"glob": GlobOps("bash")}),
     ),
-    # Codex: 10 s default, no tool-level cap
+    # Codex: 10 s default, no tool-level cap; a background task as under MiniMax's watchdog:
+    # 30 minutes when it names no timeout, no cap on one it asks for
     bash=ToolStyle(
         present=bash._codex,
         setup=Setup(
-            limits={"bash.default_timeout_s": 10.0, "bash.max_timeout_s": 0},
+            limits={
+                "bash.default_timeout_s": 10.0,
+                "bash.max_timeout_s": 0,
+                "bash.background_default_timeout_s": 1800.0,
+                "bash.background_max_timeout_s": 0,
+            },
         ),
     ),
 )

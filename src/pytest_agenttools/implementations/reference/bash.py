@@ -55,6 +55,7 @@ FEATURES = (
 LIMITS: dict[str, int | float] = {
     "bash.default_timeout_s": 120.0,
     "bash.max_timeout_s": 300.0,
+    "bash.background_default_timeout_s": 1800.0,
     "bash.background_max_timeout_s": 3600.0,
     "bash.kill_grace_s": 3.0,
     "bash.soft_yield_s": 15.0,
@@ -407,13 +408,13 @@ def _checked(arguments: Any, ctx: CallContext) -> tuple[dict[str, Any], float, b
             "bash: run_in_background is not supported here (the feature bash.background is "
             "not declared); nothing ran. Run the command without run_in_background.",
         )
-    if background:  # BASH-BG-05: a background task is bounded too
+    if background:  # BASH-BG-05: a background task is bounded too, by its own default and cap
         cap = float(ctx.limits["bash.background_max_timeout_s"])
-        default = cap
+        default = float(ctx.limits["bash.background_default_timeout_s"])
     else:  # BASH-TIMEOUT-04: a command naming no timeout gets the default
         cap = float(ctx.limits["bash.max_timeout_s"])
         default = float(ctx.limits["bash.default_timeout_s"])
-        default = min(default, cap) if cap > 0 else default
+    default = min(default, cap) if cap > 0 else default
     longer = BACKGROUND_CAP if background else LONGER
     timeout = parse_timeout(args["timeout"], cap, longer=longer) if "timeout" in args else default
     return args, timeout, background

@@ -28,7 +28,7 @@ DEFAULT_LIMITS: Mapping[str, int | float] = {
 #: no setting is larger than the largest integer every JSON implementation carries exactly
 MAX_SETTING = 2**53 - 1
 #: limits for which 0 is a value ("no tool-level cap"), not a mistake
-ZERO_MEANS_NONE = frozenset({"bash.max_timeout_s"})
+ZERO_MEANS_NONE = frozenset({"bash.max_timeout_s", "bash.background_max_timeout_s"})
 
 
 class Limits:

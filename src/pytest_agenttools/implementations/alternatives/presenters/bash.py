@@ -13,7 +13,8 @@ argument errors, Cursor's tags. Some styles also behave differently where the sp
 tab_absolute and raw_text run commands as a Node agent does (output over a socket pair, stdin
 closed or /dev/null); header_first replaces a bad timeout by the default and clamps one over
 the cap (the source design) instead of refusing it; reworded_errors declares no tool-level
-timeout cap (``bash.max_timeout_s = 0``) and treats an unknown sanitising mode as ``strict``.
+timeout cap, for commands or for background tasks (``bash.max_timeout_s = 0``,
+``bash.background_max_timeout_s = 0``).
 """
 
 from __future__ import annotations
