@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import uuid
 from typing import Any
 
 import pytest
@@ -18,7 +19,12 @@ from hypothesis import strategies as st
 from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.conformance.bash_strategies import drain, parse_env, task_id_of
 from pytest_agenttools.conformance.strategies import examples
-from pytest_agenttools.harness.assertions import bash_obs, expect_error, expect_ok
+from pytest_agenttools.harness.assertions import (
+    bash_obs,
+    expect_error,
+    expect_ok,
+    precondition,
+)
 from pytest_agenttools.harness.markers import clause, feature
 from pytest_agenttools.spec.clauses import load
 
@@ -210,44 +216,82 @@ def _sanitised_env(ws: Workspace, mode: str) -> tuple[dict[str, str], list[str]]
     return env, names
 
 
-def _expect_reported_once(reports: list[list[str]], removed: set[str], what: str) -> None:
-    assert any(set(r) == removed for r in reports), (
-        f"{what}: the removed names {sorted(removed)} should be reported in env_removed at least "
-        f"once; reported: {reports}"
-    )
+def _fresh(mode: str) -> dict[str, str]:
+    """Names no earlier command of the session can have had removed: a layer A name in every
+    mode, and in strict mode a credential-like one too; with their values."""
+    tag = uuid.uuid4().hex.upper()
+    names = [f"AGENTTOOLS_FRESH_{tag}"] + ([f"AGT{tag}_TOKEN"] if mode == "strict" else [])
+    return {n: secret(n) for n in names}
+
+
+def _removed(env: dict[str, str], seen: dict[str, str], fresh: dict[str, str]) -> set[str]:
+    """The names the command lost; the fresh ones must be among them (their removal is another
+    clause's rule: BASH-ENV-01 for the implementation's own names, BASH-ENV-04 for strict)."""
+    removed = {n for n in env if n not in seen}
+    for name in fresh:
+        owner = "BASH-ENV-01" if name.startswith("AGENTTOOLS_") else "BASH-ENV-04"
+        with precondition(owner, f"{name} is removed"):
+            assert name in removed, f"{name} reached the command"
+    return removed
+
+
+def _expect_reported(
+    reports: list[list[str]], removed: set[str], first_time: set[str], what: str
+) -> None:
+    """Every name removed for the first time in the session is reported; each report holds
+    only removed names, each once (a name removed before may be repeated or left out)."""
     for report in reports:
         assert len(report) == len(set(report)), f"{what}: a name reported twice: {report}"
         assert set(report) <= removed, f"{what}: reported names that were not removed: {report}"
+    missing = sorted(first_time - {n for r in reports for n in r})
+    assert not missing, (
+        f"{what}: {missing} were removed for the first time in this session but not reported "
+        f"in env_removed; reported: {reports}"
+    )
+
+
+def _expect_no_value(results: list[Any], env: dict[str, str], removed: set[str]) -> None:
+    wire = "".join(r.text + json.dumps(dict(r.details)) for r in results)
+    leaked = [n for n in removed if env[n].startswith("value-of-") and env[n] in wire]
+    assert not leaked, f"the removed value of {sorted(leaked)} appears in a result"
 
 
 @clause("BASH-ENV-06")
 @pytest.mark.parametrize("mode", ["scrub", "strict"])
 def test_removed_names_reported(tools: ToolClient, ws: Workspace, mode: str) -> None:
-    env, names = _sanitised_env(ws, mode)
+    env, _ = _sanitised_env(ws, mode)
+    first = _fresh(mode)
+    env = {**env, **first}
     seen, result = child_env(tools, env)
-    removed = {n for n in env if n not in seen}
+    removed = _removed(env, seen, first)
     reported = bash_obs(result).env_removed
-    _expect_reported_once([list(reported or ())], removed, "a foreground command")
-    wire = result.text + json.dumps(dict(result.details))
-    leaked = [n for n in names if n in removed and secret(n) in wire]
-    assert not leaked, f"the removed value of {leaked} appears in the result"
+    _expect_reported([list(reported or ())], removed, set(first), "a first command")
+    _expect_no_value([result], env, removed)
+    # the same names again, and new ones: the new ones are reported, the others may be
+    second = _fresh(mode)
+    env = {**env, **second}
+    seen, again = child_env(tools, env)
+    removed = _removed(env, seen, second)
+    reported = bash_obs(again).env_removed
+    _expect_reported([list(reported or ())], removed, set(second), "a second command")
+    _expect_no_value([again], env, removed)
 
 
 @clause("BASH-ENV-06")
 @feature("bash.background")
 def test_removed_names_reported_for_a_task(tools: ToolClient, ws: Workspace) -> None:
-    env, names = _sanitised_env(ws, "strict")
-    seen, _ = child_env(tools, env)
-    removed = {n for n in env if n not in seen}
+    env, _ = _sanitised_env(ws, "strict")
+    first = _fresh("strict")
+    env = {**env, **first}
     started = tools.call("bash", command="env > task-env", run_in_background=True, _env=env)
     _, polls = drain(tools, task_id_of(started))
+    seen = parse_env(ws.get("task-env").decode())
+    removed = _removed(env, seen, first)
     results = [started, *polls]
     observed = [bash_obs(r) for r in results]
     reports = [list(o.env_removed) for o in observed if o.env_removed is not None]
-    _expect_reported_once(reports, removed, "a background task")
-    wire = "".join(r.text + json.dumps(dict(r.details)) for r in results)
-    leaked = [n for n in names if n in removed and secret(n) in wire]
-    assert not leaked, f"the removed value of {leaked} appears in a result"
+    _expect_reported(reports, removed, set(first), "a background task")
+    _expect_no_value(results, env, removed)
 
 
 @clause("BASH-BG-04")

@@ -1,4 +1,5 @@
-"""pi: no line numbers, pi's notices and wording, `path:N: text` grep lines."""
+"""pi: no line numbers, pi's notices and wording, `path:N: text` grep lines, removed variable
+names reported the first time only."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from pytest_agenttools.implementations.alternatives.presenters import (
 STYLE = Style(
     name="raw_text",
     modelled_on="pi",
-    summary="no line numbers, pi's notices and wording, `path:N: text` grep lines",
+    summary="no line numbers, pi's notices and wording, `path:N: text` grep lines, removed "
+    "variable names reported the first time only",
     read=ToolStyle(
         present=read._raw_text,
         manifest={"output": {"line_numbers": "none"}},
@@ -33,12 +35,14 @@ STYLE = Style(
     ),
     grep=ToolStyle(present=grep.rewrite(grep._pi)),
     glob=ToolStyle(present=grep.rewrite(glob._pi)),
-    # pi: 2,000 lines or 50 KiB
+    # pi: 2,000 lines or 50 KiB; removed variable names reported the first time only, as
+    # MiniMax's wrapper of pi does
     bash=ToolStyle(
         present=bash._pi,
         setup=Setup(
             limits={"bash.output_max_bytes": 51_200, "bash.output_max_lines": 2000},
             ops={"bash": bash.NodeStyleOps(stdin="null")},
+            runs={"bash": bash._first_report_run},
         ),
     ),
 )

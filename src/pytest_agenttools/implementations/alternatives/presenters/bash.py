@@ -262,6 +262,28 @@ def _bounded_timeout_run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
     return reference_bash.run(arguments, ctx)
 
 
+#: services key of the names a first-time reporter has already reported in this session
+REPORTED = "alternatives.env_reported"
+
+
+def _first_report_run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
+    """Removed variable names reported the first time each is removed in the session and left
+    out after (MiniMax's report, on pi); the reference repeats them for every command."""
+    result = reference_bash.run(arguments, ctx)
+    details = result.get("details", {})
+    obs = details.get("observation")
+    if isinstance(obs, dict) and obs.get("env_removed"):
+        reported: set[str] = ctx.services.setdefault(REPORTED, set())
+        fresh = [name for name in obs["env_removed"] if name not in reported]
+        reported.update(fresh)
+        obs["env_removed"] = fresh
+        if fresh:
+            details["envSanitized"] = fresh
+        else:
+            details.pop("envSanitized", None)
+    return result
+
+
 # --- raw_text: pi ------------------------------------------------------------------------------
 
 
