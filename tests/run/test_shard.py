@@ -181,7 +181,7 @@ def _same_verdicts(whole: dict[str, Any], merged: dict[str, Any]) -> None:
     }
 
 
-@pytest.mark.parametrize("count", [2, 3])
+@pytest.mark.parametrize("count", [1, 2, 4])
 def test_shards_of_a_run_merge_into_the_whole_runs_report(tmp_path: Path, count: int) -> None:
     """A broken glob with failures, passes, skips and an expected failure: the merge of its
     shards has the unsharded run's verdicts, levels, counts, expectations and exit status."""
@@ -206,6 +206,7 @@ def test_shards_of_a_run_merge_into_the_whole_runs_report(tmp_path: Path, count:
         "report", "--merge", *parts, "--json", "merged.json", "--strict", cwd=tmp_path
     )
     assert whole.returncode == merged.returncode == 1, merged.stderr
+    assert all(json.loads((tmp_path / p).read_text())["selection"]["shard"] for p in parts)
     whole_data = json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
     merged_data = json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
     _same_verdicts(whole_data, merged_data)
