@@ -30,7 +30,8 @@ from typing import Any
 REPO = Path(__file__).resolve().parents[1]
 OUT = REPO / "docs" / "peers"
 FORMAT = "agenttools-peers/1"
-ALWAYS = ("core", "robustness")
+#: the levels every peer is shown with (the robust clauses' level was once named robustness)
+ALWAYS = ("core", "robust", "robustness")
 CONFINEMENT = ("confine.files", "confine.bash", "confine.network")
 VERDICT_MARK = {
     "passed": "pass",
@@ -240,13 +241,14 @@ def page(matrix: Mapping[str, Any], spec_titles: Mapping[str, tuple[str, str, st
         "[matrix.schema.json](matrix.schema.json)); history: [history/](history/), compared "
         "with `agenttools report OLD.json NEW.json --diff`.",
         "",
-        "| peer | version | language, adapter | core MUST | core SHOULD | robustness MUST | "
+        "| peer | version | language, adapter | core MUST | core SHOULD | robust MUST | "
         "confinement |",
         "|---|---|---|---|---|---|---|",
     ]
     for p in peers:
         levels = p["levels"]
-        core, robust = levels.get("core", {}), levels.get("robustness", {})
+        core = levels.get("core", {})
+        robust = levels.get("robust") or levels.get("robustness") or {}
         confined = [n for n in CONFINEMENT if levels.get(n, {}).get("declared")]
         out.append(
             f"| [{p['name']}](#{p['key']}) ![core](badges/{p['key']}-core.svg) | "
@@ -363,9 +365,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("action", choices=("render", "check"))
     parser.add_argument("--reports", required=True, type=Path, help="the peers' JSON reports")
     parser.add_argument("--out", type=Path, default=OUT, help="default: docs/peers")
-    parser.add_argument(
-        "--no-history", action="store_true", help="render: do not add to history/"
-    )
+    parser.add_argument("--no-history", action="store_true", help="render: do not add to history/")
     ns = parser.parse_args(argv)
     if ns.action == "render":
         matrix = render(ns.reports, ns.out, history=not ns.no_history)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -19,9 +20,12 @@ PEERS_DIR = REPO / "docs" / "peers"
 
 
 def _script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("peers_matrix", REPO / "scripts" / "peers_matrix.py")
+    spec = importlib.util.spec_from_file_location(
+        "peers_matrix", REPO / "scripts" / "peers_matrix.py"
+    )
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
 
@@ -41,7 +45,9 @@ def test_every_shipped_peer_is_in_the_table(script: ModuleType) -> None:
     assert {Path(p.directory).name for p in script.PEERS} == shipped
 
 
-def test_the_matrix_holds_every_peer_and_is_valid(script: ModuleType, matrix: dict[str, Any]) -> None:
+def test_the_matrix_holds_every_peer_and_is_valid(
+    script: ModuleType, matrix: dict[str, Any]
+) -> None:
     jsonschema = pytest.importorskip("jsonschema")
     schema = json.loads((PEERS_DIR / "matrix.schema.json").read_text(encoding="utf-8"))
     jsonschema.validate(matrix, schema)
