@@ -72,7 +72,16 @@ def strict_report(run: subprocess.CompletedProcess[str], report: Path) -> dict[s
     if summary["failed"] or summary["error"] or summary["xpassed"]:
         pytest.fail(f"{summary}\n\n{named}", pytrace=False)
     assert data["expectations"]["stale"] == data["expectations"]["unmatched"] == []
+    keep = os.environ.get(PEER_REPORTS)
+    if keep:  # the peers matrix is made from these (scripts/peers_matrix.py)
+        name = str(data["implementation"].get("name") or report.stem)
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(report, Path(keep) / f"{name}.json")
     return data
+
+
+#: where a peer's strict run leaves a copy of its report, when set (CI sets it for the matrix)
+PEER_REPORTS = "AGENTTOOLS_PEER_REPORTS"
 
 
 #: how long a kit test waits for what the reference does at once: generous, so that a loaded

@@ -43,7 +43,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(importlib.import_module(ADAPTER_KINDS), ADAPTER_KINDS)
     from pytest_agenttools.harness import markers, tracebacks
     from pytest_agenttools.report.plugin import ReportPlugin
-    from pytest_agenttools.run.options import read_settings
+    from pytest_agenttools.run.options import option, read_settings
     from pytest_agenttools.run.selection import Selection
     from pytest_agenttools.run.session import SESSION_KEY, AgentToolsSession
 
@@ -60,7 +60,13 @@ def pytest_configure(config: pytest.Config) -> None:
 
         expectations = Expectations(settings.expectations, settings.strict)
     config.pluginmanager.register(
-        Selection(config, settings.tools, settings.features, settings.clauses),
+        Selection(
+            config,
+            settings.tools,
+            settings.features,
+            settings.clauses,
+            settings.of(option("shard")),
+        ),
         "agenttools-selection",
     )
     config.pluginmanager.register(

@@ -194,11 +194,43 @@ def _report(ns: argparse.Namespace) -> int:
     from pytest_agenttools.report.render import runs_from_reports, to_html, to_markdown
     from pytest_agenttools.spec.clauses import load
 
-    runs = runs_from_reports(load(), _load_reports(ns.reports))
+    spec = load()
+    reports = _load_reports(ns.reports)
+    if ns.json and not ns.merge:
+        return _fail("report", "--json writes the merged report: give it with --merge")
+    if ns.diff:
+        if ns.merge or len(reports) != 2:
+            return _fail("report", "--diff compares two reports: OLD.json NEW.json")
+        from pytest_agenttools.report.diff import changes, diff_lines
+
+        print("\n".join(diff_lines(spec, reports[0], reports[1])))
+        return 1 if any(c.regression for c in changes(spec, reports[0][1], reports[1][1])) else 0
+    code = 0
+    if ns.merge:
+        from pytest_agenttools.report.merge import MergeError, merge
+
+        try:
+            merged = merge(reports, spec)
+        except MergeError as exc:
+            return _fail("report", f"cannot merge: {exc}")
+        if ns.json:
+            with open(ns.json, "w", encoding="utf-8") as handle:
+                json.dump(merged, handle, indent=2, ensure_ascii=False)
+                handle.write("\n")
+        summary = merged["summary"]
+        failed = summary.get("failed", 0) + summary.get("error", 0)
+        code = 1 if failed or (ns.strict and merged["problems"]) else 0
+        for problem in merged["problems"]:
+            print(f"agenttools report: {problem}", file=sys.stderr)
+        reports = [(ns.json or "merged", merged)]
+    runs = runs_from_reports(spec, reports)
     if not ns.html and not ns.markdown:
-        sys.stdout.write(to_markdown(runs))
-        return 0
-    written = []
+        if not (ns.merge and ns.json):
+            sys.stdout.write(to_markdown(runs))
+        else:
+            print(f"agenttools report: merged {len(ns.reports)} shards into {ns.json}")
+        return code
+    written = [f"merged report {ns.json}"] if ns.merge and ns.json else []
     for path, text, what in (
         (ns.html, to_html, "HTML page"),
         (ns.markdown, to_markdown, "Markdown summary"),
@@ -206,9 +238,9 @@ def _report(ns: argparse.Namespace) -> int:
         if path:
             Path(path).write_text(text(runs), encoding="utf-8")
             written.append(f"{what} {path}")
-    count = f"{len(runs)} report{'s' if len(runs) != 1 else ''}"
+    count = f"{len(ns.reports)} report{'s' if len(ns.reports) != 1 else ''}"
     print(f"agenttools report: wrote {' and '.join(written)} ({count})")
-    return 0
+    return code
 
 
 def _baseline(ns: argparse.Namespace) -> int:
@@ -522,6 +554,26 @@ def _args_report(report: argparse.ArgumentParser) -> None:
     report.add_argument(
         "--markdown", metavar="FILE", help="write Markdown (default without --html: stdout)"
     )
+    report.add_argument(
+        "--merge",
+        action="store_true",
+        help="the reports are the shards of one run (`agenttools run --shard K/N`): join them "
+        "into the report of the whole run, checked to be every shard once; exits 1 on a "
+        "failure, as the whole run would",
+    )
+    report.add_argument("--json", metavar="FILE", help="with --merge: write the merged report")
+    report.add_argument(
+        "--strict",
+        action="store_true",
+        help="with --merge: also exit 1 on stale or unmatched expectations (judged across the "
+        "shards)",
+    )
+    report.add_argument(
+        "--diff",
+        action="store_true",
+        help="OLD.json NEW.json: print the clauses whose verdict changed and the levels that "
+        "moved; exits 1 when a clause that passed no longer does",
+    )
 
 
 def _args_baseline(baseline: argparse.ArgumentParser) -> None:
@@ -616,7 +668,8 @@ COMMANDS: tuple[Command, ...] = (
         "report",
         _args_report,
         _report,
-        help="render JSON reports: a Markdown summary or a page comparing runs",
+        help="render JSON reports: a Markdown summary or a page comparing runs; merge the "
+        "shards of a run (--merge); what changed between two (--diff)",
     ),
     Command(
         "baseline",

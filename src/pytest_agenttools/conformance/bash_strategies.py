@@ -485,7 +485,13 @@ def render_tree(root: Path, nodes: list[Node]) -> str:
         elif node.kind == "ignore":
             body.append("trap '' TERM")
         body += [spawn_line(child) for child in node.children]
-        body += [f"sleep 60 & echo $! >> {pids}", "while :; do wait; done"]
+        # ``wait`` is interrupted by a signal, so a TERM trap runs at once; once the sleep is
+        # gone a survivor (a test killed half-way) ends itself when its workspace is removed,
+        # and polls gently meanwhile: it never spins a core on a machine that runs other work
+        body += [
+            f"sleep 600 & echo $! >> {pids}",
+            f"while :; do wait; [ -d {root} ] || exit 0; sleep 1; done",
+        ]
         name.write_text("\n".join(body) + "\n")
         if node.spawn == "setsid":
             return f"setsid bash {name} &"

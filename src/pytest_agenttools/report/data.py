@@ -60,6 +60,19 @@ class TestRecord:
     expectation: str | None = None
     blocked_by: str | None = None
 
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TestRecord:
+        return cls(
+            nodeid=str(data["nodeid"]),
+            clause=data.get("clause"),
+            outcome=str(data.get("outcome") or "passed"),
+            duration=float(data.get("duration") or 0.0),
+            message=str(data.get("message") or ""),
+            assertion=str(data.get("assertion") or ""),
+            expectation=data.get("expectation"),
+            blocked_by=data.get("blocked_by"),
+        )
+
     def to_json(self) -> dict[str, Any]:
         return {
             "nodeid": self.nodeid,
@@ -208,17 +221,23 @@ class RunSelection:
     keyword: str = ""
     markers: str = ""
     paths: tuple[str, ...] = ()
+    #: ``K/N`` when the run was one shard of a split run (``run.shard``), else empty
+    shard: str = ""
 
     @classmethod
     def from_config(cls, config: pytest.Config) -> RunSelection:
+        from pytest_agenttools.run.options import option
         from pytest_agenttools.run.selection import split_list
         from pytest_agenttools.run.session import get_session
+        from pytest_agenttools.run.shard import Shard
         from pytest_agenttools.spec.clauses import suite_dir
 
         settings = get_session(config).settings
         suite = str(suite_dir())
         whole = {"pytest_agenttools.conformance", suite, suite + "/"}
+        shard = settings.of(option("shard"))
         return cls(
+            shard=str(Shard.parse(shard)) if shard else "",
             tools=tuple(sorted(split_list(settings.tools))),
             features=tuple(sorted(split_list(settings.features))),
             keyword=str(getattr(config.option, "keyword", "") or ""),
@@ -238,6 +257,8 @@ class RunSelection:
             parts.append(f"-m {self.markers!r}")
         if self.paths:
             parts.append("tests " + " ".join(short_nodeid(p) for p in self.paths))
+        if self.shard:
+            parts.append(f"shard {self.shard}")
         return "; ".join(parts)
 
     def reason(self) -> str:
@@ -251,7 +272,19 @@ class RunSelection:
             "keyword": self.keyword,
             "markers": self.markers,
             "paths": list(self.paths),
+            "shard": self.shard,
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunSelection:
+        return cls(
+            tools=tuple(data.get("tools") or ()),
+            features=tuple(data.get("features") or ()),
+            keyword=str(data.get("keyword") or ""),
+            markers=str(data.get("markers") or ""),
+            paths=tuple(data.get("paths") or ()),
+            shard=str(data.get("shard") or ""),
+        )
 
 
 @dataclass

@@ -186,7 +186,13 @@ class ReportPlugin:
                     self.expectations.record(record.expectation, record.outcome)
             self.report.expectations = self.expectations.summary(matched)
             self.report.problems = self.expectations.problems(matched)
-            if self.report.problems and self.expectations.strict and session.exitstatus == 0:
+            # a shard sees part of an entry's tests: whether it is stale is the merge's to judge
+            gating = [
+                p
+                for p in self.report.problems
+                if not (self.report.selection.shard and p.startswith("stale expectation"))
+            ]
+            if gating and self.expectations.strict and session.exitstatus == 0:
                 session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.path:
             self.report.write(self.path, spec_of(self.config))

@@ -134,6 +134,14 @@ OPTIONS: tuple[Option, ...] = (
         metavar="IDS",
     ),
     Option(
+        "shard",
+        "run only shard K of N (e.g. 2/4): every test of a clause in one shard, the same split "
+        "on every machine; `agenttools report --merge` joins the shards' JSON reports into the "
+        "report of one whole run",
+        run_flag="--shard",
+        metavar="K/N",
+    ),
+    Option(
         "first_failure",
         "judge each clause until its first failure: later tests of a failed clause are skipped "
         "(not run); enough for a verdict, as the self-check's broken runs need",

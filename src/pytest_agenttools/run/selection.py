@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import pytest
 
 from pytest_agenttools.harness import markers
+from pytest_agenttools.run.shard import Shard, deal
 from pytest_agenttools.spec.clauses import Clause, Spec
 
 SAFE = re.compile(r"[^A-Za-z0-9_]")
@@ -82,8 +83,10 @@ class Selection:
         tools: str | None,
         features: str | None,
         clauses: str | None = None,
+        shard: str | None = None,
     ) -> None:
         self.config = config
+        self.shard = Shard.parse(shard) if shard else None
         self.tools = split_list(tools)
         self.features = split_list(features)
         self.clauses = split_list(clauses)
@@ -125,8 +128,12 @@ class Selection:
         every collected test, so it counts the goldens of the tests left out as not selected
         (not as unused goldens to delete). A clause selection keeps only tests of those clauses;
         a tool or tag selection also keeps tests that name no clause."""
-        if not self.tools and not self.features and not self.clauses:
-            return
+        if self.tools or self.features or self.clauses:
+            self._keep_chosen(config, items)
+        if self.shard is not None:
+            self._keep_shard(config, items, self.shard)
+
+    def _keep_chosen(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         keep: list[pytest.Item] = []
         drop: list[pytest.Item] = []
         for item in items:
@@ -143,6 +150,27 @@ class Selection:
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
+
+    @staticmethod
+    def _keep_shard(config: pytest.Config, items: list[pytest.Item], shard: Shard) -> None:
+        """Keep this shard's part of what the selection left (``run.shard``)."""
+        shards = deal(items, shard.count, shard_group, shard_weight)
+        keep = shards[shard.index - 1]
+        kept = {id(item) for item in keep}
+        drop = [item for item in items if id(item) not in kept]
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+
+
+def shard_group(item: pytest.Item) -> str:
+    """A test's unit of the split: its clause, else its module."""
+    info = clause_info(item)
+    return f"clause:{info.clause.id}" if info else "module:" + item.nodeid.split("::", 1)[0]
+
+
+def shard_weight(item: pytest.Item) -> float:
+    return 1.0 + markers.seconds_of(item)
 
     @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
     def pytest_spread_long_tests(self, config: pytest.Config, items: list[pytest.Item]) -> None:

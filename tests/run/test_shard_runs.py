@@ -1,0 +1,67 @@
+"""Whole runs split into shards and merged have the unsharded run's verdicts: the reference over
+the whole suite, and a real peer (the MCP filesystem server) with its expectations, strict."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.connect.mcp.test_client import EXAMPLE, FS_ENTRY, need_example
+from tests.support import run_agenttools
+
+
+def _sharded(tmp_path: Path, args: list[str], count: int) -> tuple[Any, dict[str, Any]]:
+    parts = []
+    for index in range(1, count + 1):
+        name = f"shard-{index}.json"
+        run_agenttools(
+            "run", *args, "--shard", f"{index}/{count}", "--report-json", name, "--", "-n", "2",
+            cwd=tmp_path,
+        )  # fmt: skip
+        assert (tmp_path / name).is_file(), f"shard {index}/{count} wrote no report"
+        parts.append(name)
+    merged = run_agenttools(
+        "report", "--merge", *parts, "--strict", "--json", "merged.json", cwd=tmp_path
+    )
+    return merged, json.loads((tmp_path / "merged.json").read_text(encoding="utf-8"))
+
+
+def _whole(tmp_path: Path, args: list[str]) -> tuple[Any, dict[str, Any]]:
+    run = run_agenttools("run", *args, "--report-json", "whole.json", "--", "-n", "2", cwd=tmp_path)
+    return run, json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
+
+
+def _same(whole: dict[str, Any], merged: dict[str, Any]) -> None:
+    for key in ("clauses", "levels", "summary", "not_run", "blocked_by", "problems"):
+        assert merged[key] == whole[key], key
+    assert {t["nodeid"]: t["outcome"] for t in merged["tests"]} == {
+        t["nodeid"]: t["outcome"] for t in whole["tests"]
+    }
+
+
+@pytest.mark.kit_long(120)
+def test_the_reference_in_four_shards_is_the_reference_whole(tmp_path: Path) -> None:
+    run, whole = _whole(tmp_path, [])
+    merged, data = _sharded(tmp_path, [], 4)
+    assert run.returncode == merged.returncode == 0, merged.stderr + run.stdout[-2000:]
+    assert whole["summary"]["passed"] > 1000
+    _same(whole, data)
+
+
+@pytest.mark.kit_long(90)
+def test_a_peer_in_two_shards_is_the_peer_whole(tmp_path: Path) -> None:
+    """A peer with real failures, each covered by its expectations file, run strict."""
+    need_example(FS_ENTRY, install="npm ci --ignore-scripts in peers/mcp-filesystem")
+    args = [
+        "--mcp", f"node {FS_ENTRY} {{tmp}}",
+        "--mcp-mapping", str(EXAMPLE / "mapping.toml"),
+        "--expectations", str(EXAMPLE / "expectations.toml"), "--strict",
+    ]  # fmt: skip
+    run, whole = _whole(tmp_path, args)
+    merged, data = _sharded(tmp_path, args, 2)
+    assert run.returncode == merged.returncode == 0, merged.stderr + run.stdout[-2000:]
+    assert whole["summary"]["xfailed"] >= 20
+    _same(whole, data)
