@@ -759,14 +759,27 @@ class McpAdapter:
                 raise
 
         async def mapped(call: ToolCall) -> tuple[str, dict[str, Any], Reply]:
-            tool, arguments = self.translate(call)
-            return tool, arguments, Reply(await call_tool(tool, arguments), tool, arguments)
+            try:
+                tool, arguments = self.translate(call)
+            except ProtocolError:
+                raise
+            except Exception as exc:  # the kit's translation failed, not the script
+                raise ScriptError(
+                    f"the [tools.{call.tool}] table of the mapping {self.mapping.source} could "
+                    f"not translate {call.describe()} (session.mapped): {type(exc).__name__}: "
+                    f"{exc}"
+                ) from exc
+            before = prepare(self._table(call), call)  # the state the builder judges: now
+            raw = await call_tool(tool, arguments)
+            return tool, arguments, Reply(raw, tool, arguments, before)
 
-        def finish_reply(call: ToolCall, reply: Reply) -> ToolResult:
-            mapping = self._table(call)
-            return finish(mapping, call, reply.arguments, reply.raw, prepare(mapping, call))
+        def before_call(call: ToolCall) -> dict[str, Any]:
+            return prepare(self._table(call), call)
 
-        return McpSession(call_tool, mapped, finish_reply, server.state, self.tmp)
+        def finish_reply(call: ToolCall, reply: Reply, before: Mapping[str, Any]) -> ToolResult:
+            return finish(self._table(call), call, reply.arguments, reply.raw, before)
+
+        return McpSession(call_tool, mapped, finish_reply, server.state, self.tmp, before_call)
 
     async def _serve(self, call: ToolCall, server: _Server) -> ToolResult:
         if call.tool in self.mapping.scripted:
@@ -774,7 +787,7 @@ class McpAdapter:
             function = script_function(self.mapping.script, call.tool)
             try:
                 answer = await function(call, self._session(server))
-            except (ServerError, asyncio.CancelledError):
+            except (ServerError, ScriptError, asyncio.CancelledError):
                 raise
             except Exception as exc:
                 if _rpc_error(_unwrap(exc)) is not None or _is_transport_error(_unwrap(exc)):
