@@ -155,22 +155,33 @@ def _serve(ns: argparse.Namespace) -> int:
             "agenttools serve: --root is for --mcp (MCP has no working directory); over stdio "
             "every call carries its own cwd"
         )
+    from pytest_agenttools.implementations.reference.private_stdout import private_stdout
+
     tools = None
-    if ns.impl:
-        from pytest_agenttools.connect.base import AdapterError
-        from pytest_agenttools.connect.inprocess import load_factory
+    # The protocol's stdout is private from here on: what an implementation prints (when it is
+    # imported, made or called) goes to stderr. Over MCP the SDK's stdio server diverts fd 1
+    # itself while it serves.
+    with private_stdout() as protocol:
+        if ns.impl:
+            from pytest_agenttools.connect.base import AdapterError
+            from pytest_agenttools.connect.inprocess import load_factory
 
-        try:
-            tools = load_factory(ns.impl)()
-        except AdapterError as exc:
-            raise SystemExit(f"agenttools serve: {exc}") from None
-    if ns.mcp:
-        from pytest_agenttools.implementations.reference.mcp_server import serve_mcp
+            try:
+                tools = load_factory(ns.impl)()
+            except AdapterError as exc:
+                raise SystemExit(f"agenttools serve: {exc}") from None
+        if not ns.mcp:
+            from pytest_agenttools.implementations.reference.server import serve
 
-        return serve_mcp(tools, root=ns.root)
-    from pytest_agenttools.implementations.reference.server import serve
+            return serve(
+                stdout=protocol,
+                tools=tools,
+                exit_process=True,
+                max_line_bytes=ns.max_line_bytes,
+            )
+    from pytest_agenttools.implementations.reference.mcp_server import serve_mcp
 
-    return serve(tools=tools, exit_process=True, max_line_bytes=ns.max_line_bytes)
+    return serve_mcp(tools, root=ns.root)
 
 
 def _load_reports(paths: Sequence[str]) -> list[tuple[str, dict[str, Any]]]:
@@ -376,17 +387,123 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _call(ns: argparse.Namespace) -> int:
-    """One call through the same adapter ``run`` would use; print what came back as JSON."""
-    from pytest_agenttools.connect.base import AdapterError, ProtocolError, Target, deadline_for
-    from pytest_agenttools.connect.kinds import build_adapter
-    from pytest_agenttools.harness.contract import ContractViolation, ToolCall
+#: the keys of one ``agenttools call --session`` input line
+SESSION_KEYS = ("tool", "arguments", "cwd", "env", "timeout")
+
+
+def _one_call(adapter: Any, manifest: Any, call: Any, timeout: float) -> tuple[dict[str, Any], int]:
+    """Send ``call``; the JSON answer ``call`` prints for it, and 1 on a violation (else 0)."""
+    from pytest_agenttools.connect.base import AdapterError, ProtocolError, deadline_for
+    from pytest_agenttools.harness.contract import ContractViolation
     from pytest_agenttools.harness.observations import ALWAYS_OBSERVED
 
+    out: dict[str, Any] = {}
+    if not manifest.has_tool(call.tool):
+        out["note"] = (
+            f"{manifest.name} does not declare {call.tool!r} (it declares "
+            f"{', '.join(sorted(manifest.tools)) or 'no tools'}); sent anyway"
+        )
     try:
-        arguments = json.loads(ns.arguments)
+        out["call"] = call.to_wire()
+        result = adapter.call(call, timeout=deadline_for(call, timeout))
+    except ProtocolError as exc:
+        out["protocol_error"] = {"code": exc.code, "message": str(exc)}
+        return out, 1
+    except (AdapterError, ContractViolation) as exc:
+        out["violation"] = str(exc)
+        return out, 1
+    out["result"] = result.to_wire()
+    required = not result.is_error or call.tool in ALWAYS_OBSERVED
+    try:
+        out["observation"] = _plain(result.observation)
+    except ContractViolation as exc:
+        if required:
+            out["violation"] = str(exc)
+            return out, 1
+        out["observation"] = None
+        out["note"] = f"an error result of {call.tool} needs no observation"
+    return out, 0
+
+
+def _session_call(line: str, cwd: str, timeout: float) -> tuple[Any, float]:
+    """One ``--session`` input line as (ToolCall, timeout); ValueError says what is wrong."""
+    from pytest_agenttools.harness.contract import ToolCall
+
+    try:
+        data = json.loads(line)
     except ValueError as exc:
-        return _fail("call", f"the arguments are not JSON ({exc}): {ns.arguments!r}")
+        raise ValueError(f"not JSON ({exc})") from None
+    if not isinstance(data, dict):
+        raise ValueError(
+            'a line must be a JSON object like {"tool": "read", "arguments": {"path": "a.txt"}}'
+        )
+    unknown = sorted(set(data) - set(SESSION_KEYS))
+    if unknown:
+        raise ValueError(f"unknown key(s) {unknown}; a line takes {', '.join(SESSION_KEYS)}")
+    tool = data.get("tool")
+    if not isinstance(tool, str) or not tool:
+        raise ValueError('"tool" (a canonical tool name: read, write, ...) is required')
+    where = data.get("cwd", cwd)
+    if not isinstance(where, str) or not where:
+        raise ValueError('"cwd" must be a directory (a string)')
+    where = os.path.abspath(os.path.join(cwd, where))
+    if not os.path.isdir(where):
+        raise ValueError(f'"cwd" {where}: no such directory')
+    env = data.get("env")
+    if env is not None and (
+        not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values())
+    ):
+        raise ValueError('"env" must be an object of strings')
+    seconds = data.get("timeout", timeout)
+    if isinstance(seconds, bool) or not isinstance(seconds, int | float) or not seconds > 0:
+        raise ValueError('"timeout" must be a number of seconds above 0')
+    return ToolCall(tool, data.get("arguments", {}), where, env), float(seconds)
+
+
+def _session(adapter: Any, manifest: Any, cwd: str, ns: argparse.Namespace, out: Any) -> int:
+    """Calls from stdin, one JSON object a line; one JSON answer a line, in order, until EOF."""
+    code = 0
+    print(
+        f"agenttools call --session: {adapter.describe()} ({manifest.name} {manifest.version}) "
+        'is up; send one call a line ({"tool": ..., "arguments": {...}}); end with EOF',
+        file=sys.stderr,
+        flush=True,
+    )
+    for number, line in enumerate(sys.stdin, start=1):
+        if not line.strip():
+            continue
+        try:
+            call, timeout = _session_call(line, cwd, ns.timeout)
+        except ValueError as exc:
+            answer: dict[str, Any] = {"line": number, "error": f"line {number}: {exc}"}
+            failed = 1
+        else:
+            body, failed = _one_call(adapter, manifest, call, timeout)
+            answer = {"line": number, **body}
+        code = code or failed
+        out.write(json.dumps(answer, ensure_ascii=False, default=str).encode("utf-8") + b"\n")
+        out.flush()
+    return code
+
+
+def _call(ns: argparse.Namespace) -> int:
+    """One call (or, with --session, a call a line) through the adapter ``run`` would use;
+    print what came back as JSON."""
+    from pytest_agenttools.connect.base import AdapterError, Target
+    from pytest_agenttools.connect.kinds import build_adapter
+    from pytest_agenttools.harness.contract import ContractViolation, ToolCall
+    from pytest_agenttools.implementations.reference.private_stdout import private_stdout
+
+    if ns.session and (ns.tool is not None or ns.arguments is not None):
+        return _fail("call", "--session reads its calls from stdin: give no TOOL or ARGUMENTS")
+    if not ns.session and (ns.tool is None or ns.arguments is None):
+        return _fail("call", "give TOOL and ARGUMENTS (a JSON object), or --session")
+    arguments: Any = None
+    if not ns.session:
+        try:
+            arguments = json.loads(ns.arguments)
+        except ValueError as exc:
+            return _fail("call", f"the arguments are not JSON ({exc}): {ns.arguments!r}")
     cwd = os.path.abspath(ns.cwd or os.getcwd())
     if not os.path.isdir(cwd):
         return _fail("call", f"--cwd {cwd}: no such directory")
@@ -406,43 +523,33 @@ def _call(ns: argparse.Namespace) -> int:
         manifest=override,
         call_timeout=ns.timeout,
     )
-    adapter: Any = build_adapter(target.to_settings())
-    call = ToolCall(ns.tool, arguments, cwd)
-    out: dict[str, Any] = {"adapter": adapter.describe()}
-    code = 0
-    try:
-        manifest = adapter.start()
-        out["implementation"] = f"{manifest.name} {manifest.version}"
-        if not manifest.has_tool(ns.tool):
-            out["note"] = (
-                f"{manifest.name} does not declare {ns.tool!r} (it declares "
-                f"{', '.join(sorted(manifest.tools)) or 'no tools'}); sent anyway"
-            )
-        out["call"] = call.to_wire()
-        result = adapter.call(call, timeout=deadline_for(call, ns.timeout))
-    except ProtocolError as exc:
-        out["protocol_error"] = {"code": exc.code, "message": str(exc)}
-        print(json.dumps(out, indent=2, ensure_ascii=False))
-        return 1
-    except (AdapterError, ContractViolation) as exc:
-        out["violation"] = str(exc)
-        print(json.dumps(out, indent=2, ensure_ascii=False))
-        return 1
-    finally:
-        adapter.close()
-    out["result"] = result.to_wire()
-    required = not result.is_error or ns.tool in ALWAYS_OBSERVED
-    try:
-        out["observation"] = _plain(result.observation)
-    except ContractViolation as exc:
-        if required:
-            out["violation"] = str(exc)
-            code = 1
-        else:
-            out["observation"] = None
-            out["note"] = f"an error result of {ns.tool} needs no observation"
-    print(json.dumps(out, indent=2, ensure_ascii=False, default=str))
-    return code
+    # stdout is the answer's: what the implementation (or a mapping script) prints while it is
+    # built, started, called and closed goes to stderr
+    with private_stdout() as stdout:
+        try:
+            adapter: Any = build_adapter(target.to_settings())
+        except AdapterError as exc:
+            return _fail("call", str(exc))
+        out: dict[str, Any] = {"adapter": adapter.describe()}
+        try:
+            try:
+                manifest = adapter.start()
+            except (AdapterError, ContractViolation) as exc:
+                out["violation"] = str(exc)
+                code = 1
+            else:
+                if ns.session:
+                    return _session(adapter, manifest, cwd, ns, stdout)
+                out["implementation"] = f"{manifest.name} {manifest.version}"
+                body, code = _one_call(
+                    adapter, manifest, ToolCall(ns.tool, arguments, cwd), ns.timeout
+                )
+                out.update(body)
+        finally:
+            adapter.close()
+        text = json.dumps(out, indent=2, ensure_ascii=False, default=str)
+        stdout.write(text.encode("utf-8") + b"\n")
+        return code
 
 
 def _init(ns: argparse.Namespace) -> int:
@@ -506,8 +613,19 @@ def _args_run(run: argparse.ArgumentParser) -> None:
 
 
 def _args_call(call: argparse.ArgumentParser) -> None:
-    call.add_argument("tool", help="canonical tool name (read, write, edit, grep, glob, bash)")
-    call.add_argument("arguments", help='the arguments as a JSON object, e.g. \'{"path": "a"}\'')
+    call.add_argument(
+        "tool", nargs="?", help="canonical tool name (read, write, edit, grep, glob, bash)"
+    )
+    call.add_argument(
+        "arguments", nargs="?", help='the arguments as a JSON object, e.g. \'{"path": "a"}\''
+    )
+    call.add_argument(
+        "--session",
+        action="store_true",
+        help="start the implementation once and read calls from stdin, one JSON object a line "
+        '({"tool": "read", "arguments": {...}}, optional "cwd", "env", "timeout"); answer each '
+        "with one JSON line, in order; EOF stops it",
+    )
     _table_options(call, call=True)
     call.add_argument("--cwd", metavar="DIR", help="the call's working directory (default: .)")
     call.add_argument(
@@ -643,10 +761,13 @@ COMMANDS: tuple[Command, ...] = (
         "call",
         _args_call,
         _call,
-        help="send one tool call and print the raw result, for debugging an adapter by hand",
+        help="send one tool call (or, with --session, a call a line from stdin) and print the "
+        "raw result, for debugging an adapter by hand",
         description="Start the implementation as `run` would, send one call, and print JSON: "
         "the call, the result the adapter returned, and the parsed observation or the "
-        "contract violation. Exits 1 on a violation or a protocol error.",
+        "contract violation. Exits 1 on a violation or a protocol error. With --session the "
+        "implementation is started once and every line of stdin is a call, answered by one "
+        "JSON line in order; EOF stops it.",
     ),
     Command(
         "init",

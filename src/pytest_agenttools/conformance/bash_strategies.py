@@ -377,15 +377,24 @@ class StdioHost:
 class AdapterHost:
     """The kit's own adapter to a server process (MCP), and that process's pid."""
 
-    def __init__(self, adapter: Any, pid: int) -> None:
+    def __init__(self, adapter: Any, pid: int | None) -> None:
         self.adapter = adapter
-        self.pid = pid
+        #: None with a server per workspace: the server is the one the first call starts
+        self._pid = pid
+
+    @property
+    def pid(self) -> int:
+        assert self._pid is not None, "no call has started a server yet"
+        return self._pid
 
     def configure(self, settings: dict[str, Any]) -> Any:
         return self.adapter.configure(settings)
 
     def start_call(self, call: ToolCall) -> None:
         self.adapter.submit(call)
+        if self._pid is None:
+            self._pid = self.adapter.server_pid(call)
+            assert self._pid is not None, f"no server process serves {call.describe()}"
 
     def close(self) -> None:
         self.adapter.close()
@@ -404,11 +413,16 @@ def hosted_instance(config: Any) -> Iterator[StdioHost | AdapterHost]:
         before = {p.pid for p in psutil.Process().children()}
         adapter = config.hook.pytest_agenttools_make_adapter(config=config, settings=settings)
         adapter.start()
-        new = [p for p in psutil.Process().children() if p.pid not in before]
-        assert len(new) == 1, (
-            f"expected one new server process, found {describe(p.pid for p in new)}"
-        )
-        host = AdapterHost(adapter, new[0].pid)
+        if getattr(adapter, "per_workspace", False):
+            # a server per workspace: the one that answered initialize has stopped; the call
+            # starts the server of its workspace, whose process the test kills
+            host = AdapterHost(adapter, None)
+        else:
+            new = [p for p in psutil.Process().children() if p.pid not in before]
+            assert len(new) == 1, (
+                f"expected one new server process, found {describe(p.pid for p in new)}"
+            )
+            host = AdapterHost(adapter, new[0].pid)
     elif settings["cmd"]:
         argv = shlex.split(settings["cmd"])
         host = StdioHost([resolve_program(argv[0]), *argv[1:]], settings["manifest"], timeout)

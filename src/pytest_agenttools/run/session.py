@@ -41,6 +41,18 @@ def load_manifest_file(path: str) -> dict[str, Any]:
         ) from None
 
 
+def check_mapping_file(path: str) -> None:
+    """An MCP mapping file that cannot be read or is not valid is a usage error that names the
+    file and the line (or key), before any test runs, not an error in every test."""
+    from pytest_agenttools.connect.base import AdapterError
+    from pytest_agenttools.connect.mcp.mapping import load_mapping
+
+    try:
+        load_mapping(path)
+    except AdapterError as exc:
+        raise pytest.UsageError(f"--agenttools-mcp-mapping: {exc}") from None
+
+
 class AgentToolsSession:
     """Lazily started adapter plus its manifest; the adapter is closed when the run ends."""
 
@@ -50,6 +62,8 @@ class AgentToolsSession:
         self.manifest_override = (
             load_manifest_file(settings.manifest) if settings.manifest else None
         )
+        if settings.mcp_mapping:
+            check_mapping_file(settings.mcp_mapping)
         self._adapter: Adapter | None = None
         self._manifest: Manifest | None = None
         self._failure: str | None = None

@@ -1277,6 +1277,37 @@ def test_cwd_in_the_command_starts_a_server_per_workspace(tmp_path: Path) -> Non
     assert not any(psutil_alive(pid) for pid in seen)
 
 
+def test_directory_workspace_starts_a_server_per_workspace_without_cwd_in_the_command(
+    tmp_path: Path,
+) -> None:
+    """``[server] directory = "workspace"``: a server with no root argument, launched in each
+    workspace; a call whose cwd is missing still reaches a server (launched elsewhere, with
+    nothing in its command naming the workspace), whose answer is judged (BASH-CWD-02); and
+    ``server_pid`` names the process that serves a workspace (BASH-SHUT-05 kills it)."""
+    need_sdk()
+    mapping = {"server": {"directory": "workspace"},
+               "tools": {"read": {"tool": "where"}, "bash": {"tool": "slow"}}}  # fmt: skip
+    adapter = McpAdapter(echo_command(), mapping, call_timeout=20)
+    adapter.start()
+    assert adapter.per_workspace and adapter.not_run == {}
+    try:
+        space = tmp_path / "a"
+        space.mkdir()
+        served = adapter.call(call("read", cwd=str(space))).details
+        assert served["cwd"] == str(space)
+        assert adapter.server_pid(call("read", cwd=str(space))) == served["pid"]
+        assert adapter.server_pid(call("read", cwd=str(tmp_path / "none yet"))) is None
+        missing = str(tmp_path / "gone")
+        elsewhere = adapter.call(call("read", cwd=missing)).details
+        assert elsewhere["pid"] != served["pid"] and elsewhere["cwd"] != missing
+        assert not os.path.exists(missing)
+    finally:
+        adapter.close()
+    assert not psutil_alive(served["pid"])
+    with pytest.raises(ValueError, match="'workspace' \\(one server per workspace"):
+        parse_mapping({"server": {"directory": "theirs"}, "tools": {"read": {"tool": "x"}}})
+
+
 # ---- no server outlives the adapter
 
 

@@ -280,3 +280,23 @@ def test_the_suite_passes_over_mcp_but_for_the_expected(tmp_path: Path) -> None:
     ran = [test["id"] for test in report["tests"]]
     assert [part for part in PARTS if not any(part in test for test in ran)] == []
     assert report["implementation"]["adapter"] == f"MCP adapter `{COMMAND}`"
+
+
+def test_per_workspace_servers_are_judged_on_a_missing_cwd_and_a_hard_kill(
+    tmp_path: Path,
+) -> None:
+    """With a server per workspace, BASH-CWD-02's call in a missing directory reaches a server
+    (started elsewhere) instead of failing to start one, and BASH-SHUT-05 kills the server that
+    serves the test's workspace (not the one that answered initialize, long stopped)."""
+    need_sdk()
+    proc = run_agenttools(
+        "run", "--mcp", COMMAND, "--mcp-mapping", str(EXAMPLE / "mapping.toml"),
+        "--clauses", "BASH-CWD-02,BASH-SHUT-05", "--report-json", "report.json",
+        cwd=tmp_path, timeout=600,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-6000:]
+    verdicts = json.loads((tmp_path / "report.json").read_text())["clauses"]
+    assert {c: verdicts[c] for c in ("BASH-CWD-02", "BASH-SHUT-05")} == {
+        "BASH-CWD-02": "passed",
+        "BASH-SHUT-05": "passed",
+    }

@@ -13,7 +13,8 @@ carries (``mcp_results``); a script module (``mcp_script``) serves what a table 
 Servers are kept on a short leash, because MCP has no working directory and servers write where
 they are started: each runs with a private HOME and launch directory (temp dirs the adapter
 creates and removes), in its own process group, marked with an environment variable its
-descendants inherit. ``{cwd}`` in the command starts one server per workspace, launched there.
+descendants inherit. ``{cwd}`` in the command (or ``[server] directory = "workspace"``) starts
+one server per workspace, launched there.
 When a server is replaced (a crash, a call that timed out) or the adapter closes, the server is
 shut down, every process still carrying its mark is killed, and ``close`` waits for all of it:
 no server outlives the session, even one that ignores SIGTERM.
@@ -429,8 +430,12 @@ class McpAdapter:
         else:
             self.mapping = load_mapping(mapping)
         self.tmp = temp_root()
-        #: ``{cwd}`` in the command: one server per workspace, started in it
-        self.per_workspace = any(CWD_PLACEHOLDER in arg for arg in argv)
+        #: ``{cwd}`` in the command, or ``[server] directory = "workspace"``: one server per
+        #: workspace, started in it
+        self.per_workspace = (
+            any(CWD_PLACEHOLDER in arg for arg in argv)
+            or self.mapping.server.directory == "workspace"
+        )
         argv = [arg.replace(TMP_PLACEHOLDER, self.tmp) for arg in argv]
         argv[0] = resolve_program(argv[0])
         if self.per_workspace or self.mapping.server.directory == "private":
@@ -496,9 +501,11 @@ class McpAdapter:
         loop = self._ensure_loop()
         private = tempfile.mkdtemp(prefix="agt-mcp-")
         argv = [arg.replace(CWD_PLACEHOLDER, key) for arg in self.argv] if key else self.argv
-        if key is not None:
+        if key is not None and os.path.isdir(key):
             cwd: str | None = key
-        elif self.mapping.server.directory == "private":
+        elif key is not None or self.mapping.server.directory == "private":
+            # a call whose cwd does not exist (BASH-CWD-02 sends one) still reaches a server,
+            # with {cwd} naming the missing directory: the server's answer is what is judged
             cwd = os.path.join(private, "run")
             os.makedirs(cwd, exist_ok=True)
         else:
@@ -588,6 +595,21 @@ class McpAdapter:
             self.restarts += 1
             self.retired += overran
             self._retire_locked(server)
+
+    def server_pid(self, call: ToolCall) -> int | None:
+        """The pid of the server process that serves ``call`` now (its workspace's server when
+        there is one per workspace), or None when none is running."""
+        import psutil
+
+        with self._lock:
+            server = self._servers.get(call.cwd if self.per_workspace else None)
+        if server is None:
+            return None
+        for proc in marked_processes(server.mark, server.started):
+            with contextlib.suppress(psutil.Error):
+                if proc.ppid() == os.getpid():
+                    return int(proc.pid)
+        return None
 
     # ---- the Adapter protocol
 
@@ -759,14 +781,27 @@ class McpAdapter:
                 raise
 
         async def mapped(call: ToolCall) -> tuple[str, dict[str, Any], Reply]:
-            tool, arguments = self.translate(call)
-            return tool, arguments, Reply(await call_tool(tool, arguments), tool, arguments)
+            try:
+                tool, arguments = self.translate(call)
+            except ProtocolError:
+                raise
+            except Exception as exc:  # the kit's translation failed, not the script
+                raise ScriptError(
+                    f"the [tools.{call.tool}] table of the mapping {self.mapping.source} could "
+                    f"not translate {call.describe()} (session.mapped): {type(exc).__name__}: "
+                    f"{exc}"
+                ) from exc
+            before = prepare(self._table(call), call)  # the state the builder judges: now
+            raw = await call_tool(tool, arguments)
+            return tool, arguments, Reply(raw, tool, arguments, before)
 
-        def finish_reply(call: ToolCall, reply: Reply) -> ToolResult:
-            mapping = self._table(call)
-            return finish(mapping, call, reply.arguments, reply.raw, prepare(mapping, call))
+        def before_call(call: ToolCall) -> dict[str, Any]:
+            return prepare(self._table(call), call)
 
-        return McpSession(call_tool, mapped, finish_reply, server.state, self.tmp)
+        def finish_reply(call: ToolCall, reply: Reply, before: Mapping[str, Any]) -> ToolResult:
+            return finish(self._table(call), call, reply.arguments, reply.raw, before)
+
+        return McpSession(call_tool, mapped, finish_reply, server.state, self.tmp, before_call)
 
     async def _serve(self, call: ToolCall, server: _Server) -> ToolResult:
         if call.tool in self.mapping.scripted:
@@ -774,7 +809,7 @@ class McpAdapter:
             function = script_function(self.mapping.script, call.tool)
             try:
                 answer = await function(call, self._session(server))
-            except (ServerError, asyncio.CancelledError):
+            except (ServerError, ScriptError, asyncio.CancelledError):
                 raise
             except Exception as exc:
                 if _rpc_error(_unwrap(exc)) is not None or _is_transport_error(_unwrap(exc)):

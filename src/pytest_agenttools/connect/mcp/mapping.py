@@ -45,6 +45,9 @@ RESULT_KEYS = frozenset(
     | {"json_rpc_errors", "complete_unless"}
 )
 SERVER_KEYS = frozenset({"home", "directory"})
+#: where a server starts: a private temp dir, where the kit runs, or (one server per workspace)
+#: in the test's workspace, as ``{cwd}`` in the command does
+SERVER_DIRECTORIES = ("private", "inherit", "workspace")
 CONFIGURE_KEYS = frozenset({"tool", "arguments", "transforms", "fixed"})
 IS_ERROR_KEYS = frozenset({"text", "field", "in", "not_in"})
 CONTINUATION_KEYS = frozenset({"pattern", "base"})
@@ -288,7 +291,8 @@ class ConfigureMapping:
 
 @dataclass(frozen=True)
 class ServerOptions:
-    """How servers are started: ``home`` private|inherit, ``directory`` private|inherit."""
+    """How servers are started: ``home`` private|inherit, ``directory`` private|inherit|
+    workspace."""
 
     home: str = "private"
     directory: str = "private"
@@ -496,10 +500,10 @@ def parse_mapping(
     if home not in ("private", "inherit"):
         raise ValueError("[server] home must be 'private' (a fresh temp dir) or 'inherit'")
     directory = server_table.get("directory", "private")
-    if directory not in ("private", "inherit"):
+    if directory not in SERVER_DIRECTORIES:
         raise ValueError(
-            "[server] directory must be 'private' (a fresh temp dir) or 'inherit' (where the "
-            "kit runs); put {cwd} in the server command to start it in each test's workspace"
+            "[server] directory must be 'private' (a fresh temp dir), 'inherit' (where the kit "
+            "runs) or 'workspace' (one server per workspace, started in it)"
         )
     configure = None
     if "configure" in data:

@@ -16,12 +16,13 @@ result, so a function needs no cleanup code of its own.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import importlib.util
 import inspect
 import json
 import sys
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
 
@@ -43,10 +44,19 @@ class ServerError(Exception):
 class Reply:
     """One ``tools/call`` answer, in MCP wire form, with conveniences for reading it."""
 
-    def __init__(self, raw: Mapping[str, Any], tool: str, arguments: Mapping[str, Any]) -> None:
+    def __init__(
+        self,
+        raw: Mapping[str, Any],
+        tool: str,
+        arguments: Mapping[str, Any],
+        before: Mapping[str, Any] | None = None,
+    ) -> None:
         self.raw = raw
         self.tool = tool
         self.arguments = arguments
+        #: what the table's builder needed to know from before the call (``session.mapped``
+        #: records it before sending; ``session.before`` for a call sent with ``session.call``)
+        self.before = before
 
     @property
     def is_error(self) -> bool:
@@ -60,6 +70,27 @@ class Reply:
             for b in self.raw.get("content") or []
             if isinstance(b, Mapping) and b.get("type") == "text"
         )
+
+    @property
+    def images(self) -> list[tuple[str, bytes]]:
+        """``(mimeType, bytes)`` of every image block."""
+        return [
+            (str(b.get("mimeType")), base64.b64decode(str(b.get("data", ""))))
+            for b in self.raw.get("content") or []
+            if isinstance(b, Mapping) and b.get("type") == "image"
+        ]
+
+    @property
+    def resources(self) -> list[tuple[str, bytes]]:
+        """``(mimeType, bytes)`` of every embedded resource with a blob (a PDF, for example)."""
+        found = []
+        for block in self.raw.get("content") or []:
+            if not isinstance(block, Mapping) or block.get("type") != "resource":
+                continue
+            resource = block.get("resource")
+            if isinstance(resource, Mapping) and isinstance(resource.get("blob"), str):
+                found.append((str(resource.get("mimeType")), base64.b64decode(resource["blob"])))
+        return found
 
     @property
     def structured(self) -> Any:
@@ -125,13 +156,15 @@ class McpSession:
         self,
         call_tool: Callable[[str, Mapping[str, Any]], Awaitable[Mapping[str, Any]]],
         mapped: Callable[[ToolCall], Awaitable[tuple[str, dict[str, Any], Reply]]],
-        finish: Callable[[ToolCall, Reply], ToolResult],
+        finish: Callable[[ToolCall, Reply, Mapping[str, Any]], ToolResult],
         state: dict[str, Any],
         tmp: str,
+        prepare: Callable[[ToolCall], dict[str, Any]] | None = None,
     ) -> None:
         self._call_tool = call_tool
         self._mapped = mapped
         self._finish = finish
+        self._prepare = prepare or (lambda call: {})
         #: kept for the life of this server (task ids, how much output was shown ...)
         self.state = state
         #: the directory the kit makes workspaces in (``{tmp}``)
@@ -143,25 +176,110 @@ class McpSession:
         return Reply(raw, tool, arguments)
 
     async def mapped(self, call: ToolCall) -> Reply:
-        """The call as the ``[tools.NAME]`` table of the mapping file sends it (one call)."""
+        """The call as the ``[tools.NAME]`` table of the mapping file sends it (one call); the
+        reply carries what the table's builder must know from before it (``reply.before``)."""
         return (await self._mapped(call))[2]
 
-    def finish(self, call: ToolCall, reply: Reply) -> ToolResult:
-        """The table's post-processing and observation builder applied to ``reply``."""
-        return self._finish(call, reply)
+    def before(self, call: ToolCall) -> dict[str, Any]:
+        """What the table's builder of ``call.tool`` must know from before the call (did the
+        file exist, how often does ``old_string`` occur): take it before ``session.call`` and
+        pass it to ``finish``. ``session.mapped`` does this itself."""
+        return self._prepare(call)
+
+    def finish(
+        self, call: ToolCall, reply: Reply, before: Mapping[str, Any] | None = None
+    ) -> ToolResult:
+        """The table's post-processing and observation builder applied to ``reply``.
+
+        The builders ``written`` and ``edited`` judge the file as it was before the call
+        (``created``, the count of a ``replace_all``): a reply of ``session.mapped`` carries that
+        state; for one of ``session.call``, pass ``before=session.before(call)`` taken before
+        the call. Without it, ValueError: the state cannot be known after the call.
+        """
+        state = before if before is not None else reply.before
+        if state is None:
+            if self._prepare(call):
+                raise ValueError(
+                    f"session.finish({call.tool}): the {call.tool} table's builder needs the "
+                    "file's state from before the call; pass before=session.before(call) taken "
+                    "before session.call, or send the call with session.mapped(call)"
+                )
+            state = {}
+        return self._finish(call, reply, state)
+
+    @staticmethod
+    def image(data: bytes | str, mime_type: str) -> dict[str, Any]:
+        """An image content block: ``data`` as bytes, or already base64 (a server's block)."""
+        if isinstance(data, bytes | bytearray):
+            data = base64.b64encode(bytes(data)).decode("ascii")
+        return {"type": "image", "data": str(data), "mimeType": str(mime_type)}
 
     @staticmethod
     def result(
-        text: str,
+        text: str | None = None,
         *,
         is_error: bool = False,
         observation: Mapping[str, Any] | None = None,
         details: Mapping[str, Any] | None = None,
+        images: Sequence[tuple[str, bytes | str]] = (),
+        blocks: Sequence[Mapping[str, Any]] = (),
     ) -> ToolResult:
-        """A kit result: one text block, ``isError``, and ``details.observation``."""
+        """A kit result: a text block (when ``text`` is given), then an image block per
+        ``(mime_type, data)`` of ``images``, then ``blocks`` as they are (text or image blocks,
+        e.g. a reply's ``raw["content"]`` items); ``isError``; ``details.observation``."""
         extra = dict(details or {})
         if observation is not None:
             extra["observation"] = dict(observation)
-        return ToolResult(
-            content=({"type": "text", "text": text},), is_error=is_error, details=extra
+        content: list[Mapping[str, Any]] = []
+        if text is not None:
+            content.append({"type": "text", "text": text})
+        content.extend(McpSession.image(data, mime) for mime, data in images)
+        content.extend(dict(b) for b in blocks)
+        return ToolResult.from_wire({"content": content, "isError": is_error, "details": extra})
+
+    @staticmethod
+    def image_result(
+        data: bytes | str,
+        mime_type: str,
+        *,
+        text: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> ToolResult:
+        """A read of an image: its block (after ``text``, if given) and the image observation
+        (``kind = "image"``, ``mime_type``)."""
+        return McpSession.result(
+            text,
+            images=[(mime_type, data)],
+            observation={"kind": "image", "mime_type": str(mime_type)},
+            details=details,
         )
+
+    @staticmethod
+    def pdf_result(
+        pages: Sequence[tuple[int, str]],
+        *,
+        total_pages: int | None = None,
+        next_page: int | None = None,
+        text: str | None = None,
+        details: Mapping[str, Any] | None = None,
+    ) -> ToolResult:
+        """A read of a PDF: ``pages`` are ``(page number, extracted text)`` in the order shown;
+        ``next_page`` the page to continue from when pages of the asked range were left out.
+        The text shown is ``text``, else each page under a ``== Page N ==`` heading; the
+        observation is the pdf one (``pages``, ``page_texts``, ``total_pages``, ``truncated``,
+        ``next_offset``)."""
+        shown = [(int(number), str(page)) for number, page in pages]
+        observation: dict[str, Any] = {
+            "kind": "pdf",
+            "pages": [number for number, _ in shown],
+            "page_texts": [page for _, page in shown],
+            "truncated": next_page is not None,
+        }
+        if total_pages is not None:
+            observation["total_pages"] = int(total_pages)
+        if next_page is not None:
+            observation["next_offset"] = int(next_page)
+        body = text
+        if body is None:
+            body = "\n".join(f"== Page {number} ==\n{page}" for number, page in shown)
+        return McpSession.result(body, observation=observation, details=details)

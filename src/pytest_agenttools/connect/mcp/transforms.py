@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -143,7 +144,10 @@ def pages_to_range(value: Any, ctx: Context, params: Mapping[str, Any]) -> Any:
     start_name, count_name = str(params["start"]), str(params["count"])
     base = int(params.get("base", 1))
     match = _RANGE.match(value) if isinstance(value, str) else None
-    if not match:
+    limit = sys.get_int_max_str_digits() or math.inf
+    if not match or max(len(match[1]), len(match[2] or "")) >= limit:
+        # not a range, or a page number of more digits than Python turns into an int (4,300 by
+        # default) and JSON carries: passed as it is, the server's own validation answers
         return Spread({start_name: value})
     first = int(match[1])
     last = int(match[2]) if match[2] else first
@@ -191,7 +195,12 @@ class Transform:
     params: Mapping[str, Any]
 
     def apply(self, value: Any, ctx: Context) -> Any:
-        return self.spec.function(value, ctx, self.params)
+        """The converted value; a value the transform cannot convert passes unchanged."""
+        try:
+            return self.spec.function(value, ctx, self.params)
+        except (ValueError, TypeError, OverflowError, RecursionError):
+            # e.g. str() of an integer of more than 4,300 digits: not this value's transform
+            return value
 
 
 def parse_transform(raw: Any, where: str) -> Transform:
