@@ -690,6 +690,8 @@ def universal_newlines(ws: Path) -> None:
 
 def sh_not_bash(ws: Path) -> None:
     assert ok(call(ws, "execute", command="echo $0")).text.startswith("/bin/sh\n")
+    assert ok(call(ws, "execute", command="echo {1..3}")).text.startswith("{1..3}\n")
+    assert ok(call(ws, "execute", command='echo "[$BASH_VERSION]"')).text.startswith("[]\n")
     if os.path.basename(os.path.realpath("/bin/sh")) == "dash":
         assert ok(call(ws, "execute", command="printf '\\x41\\n'")).text.startswith("\\x41\n")
     assert ok(call(ws, "execute", command="printf 'a\\033[31mb\\007\\n'")).text.startswith(
@@ -1071,7 +1073,7 @@ DEVIATIONS = [
         ("test_bash.py::test_success_exact_output[a\\tb\\r\\nc]",),
         universal_newlines,
     ),
-    Deviation("sh, not bash", ("BASH-OUT-04",), sh_not_bash),
+    Deviation("sh, not bash", ("BASH-OUT-04", "BASH-SHELL-01"), sh_not_bash),
     Deviation("stdout, then stderr", ("BASH-PROC-04",), stdout_then_stderr),
     Deviation("output held in memory", ("BASH-OUT-03",), capture_in_memory),
     Deviation(

@@ -24,7 +24,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_agenttools.implementations.reference import command_analysis, command_rules, rm_shim
+from pytest_agenttools.implementations.reference import (
+    command_analysis,
+    command_rules,
+    processes,
+    rm_shim,
+)
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.bash_sandbox import sandboxed_ops
 from pytest_agenttools.implementations.reference.context import CallContext
@@ -96,6 +101,10 @@ class BashOps:
     ) -> CommandProcess:
         """Start ``bash -c command`` under a supervisor that can end its whole tree."""
         return Supervised(command, cwd, env, keepalive=keepalive, grace=grace)
+
+    def shell(self) -> str | None:
+        """The bash that runs commands (BASH-SHELL-01); None when no bash is installed."""
+        return processes.find_bash()
 
     def capture(self, read_fd: int, file_max_bytes: int) -> OutputCapture:
         """Drain the command's output into a bounded file (BASH-OUT-03, BASH-OUT-08)."""
@@ -188,7 +197,16 @@ def _command_env(
     return env, result.removed
 
 
+#: the refusal when no bash is installed (BASH-SHELL-01)
+NO_BASH = (
+    "bash: no bash found (neither /bin/bash nor bash on PATH); nothing ran. Commands run only "
+    "in bash, never in another shell: install bash to run commands."
+)
+
+
 def _start(ctx: CallContext, ops: BashOps, command: str, timeout: float, background: bool) -> Task:
+    if ops.shell() is None:  # BASH-SHELL-01: refused, never run by sh in bash's place
+        raise ToolError("no_shell", NO_BASH)
     ops = sandboxed_ops(ctx.services, ops)  # BASH-CONF-01: jailed while confine.roots is set
     env, removed = _command_env(ctx, ops, background)
     table = _tasks(ctx.services)
