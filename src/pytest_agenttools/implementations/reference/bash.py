@@ -252,6 +252,14 @@ def observation(
     """The canonical account of a command (BashObservation), whatever the text says:
     BASH-EXIT-04, BASH-EXIT-05, BASH-EXIT-06 (how it ended), BASH-OUT-07 (where the rest is)."""
     obs: dict[str, Any] = {"output": view.text if view else "", "truncated": False}
+    if view is not None:  # BASH-OUT-09: the totals of what this result shows a view of
+        obs.update(
+            total_bytes=view.total_bytes,
+            total_lines=view.total_lines,
+            output_lines=view.shown_lines,
+            truncated_by=view.cut_by,
+            last_line_partial=view.tail_partial,
+        )
     if view is not None and view.truncated:
         obs.update(truncated=True, output_head=view.head, output_tail=view.tail)
     if task is None:  # refused: nothing ran
