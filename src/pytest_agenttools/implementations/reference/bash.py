@@ -290,7 +290,8 @@ def observation(
 
 
 def _cut_notice(task: Task, view: View) -> str:
-    """BASH-PRES-03: a cut view says so and where the whole output is (after a blank line, so
+    """BASH-PRES-03: a cut view says so and where the whole output is; BASH-PRES-06: it advises
+    reading that file, not re-running the command (after a blank line, so
     that the view itself stays an exact head and tail)."""
     if not view.truncated:
         return ""
