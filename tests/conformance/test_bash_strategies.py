@@ -69,3 +69,22 @@ def test_keep_01_passes_a_server_that_works_in_the_workspace(tmp_path: Path) -> 
         if line.startswith("E ")
     ]
     assert data["clauses"]["BASH-KEEP-01"] == "passed", said
+
+
+def _cut(head: str, tail: str) -> Any:
+    from pytest_agenttools.harness.observations import parse_observation
+
+    raw = {"output": head + "[...]\n" + tail, "truncated": True}
+    return parse_observation("bash", {**raw, "output_head": head, "output_tail": tail})
+
+
+def test_a_cut_view_of_the_tail_alone_is_correct_and_one_of_the_head_alone_is_not() -> None:
+    """BASH-OUT-06: the tail is required, a head optional on purpose (pi keeps the tail alone)."""
+    from pytest_agenttools.conformance.bash_strategies import Caps, check_cut
+
+    printed = "".join(f"{i}\n" for i in range(1, 101))
+    caps = Caps(100, "bytes", 10)
+    check_cut(_cut("", "96\n97\n98\n99\n100\n"), printed, caps, "tail alone")
+    check_cut(_cut("1\n2\n", "99\n100\n"), printed, caps, "head and tail")
+    with pytest.raises(AssertionError, match="must keep the end of the output"):
+        check_cut(_cut("1\n2\n3\n", ""), printed, caps, "head alone")

@@ -1061,6 +1061,20 @@ def test_bash_full_output_unbounded(pi: Pi, tmp_path: Path) -> None:
         os.unlink(obs.full_output_path)
 
 
+def test_bash_cut_notice_gives_the_path_only(pi: Pi, tmp_path: Path) -> None:
+    """The notice of a cut names the full-output file and says nothing about re-running."""
+    from pytest_agenttools.conformance.bash_strategies import RERUN_ADVICE
+
+    result = pi.call("bash", tmp_path, command="seq 1 5000")
+    obs = bash(result)
+    assert obs.truncated and obs.full_output_path is not None
+    try:
+        assert f"Full output: {obs.full_output_path}]" in result.text
+        assert not RERUN_ADVICE.search(result.text)
+    finally:
+        os.unlink(obs.full_output_path)
+
+
 def test_smoke_script_passes(tmp_path: Path) -> None:
     """peers/pi/smoke.py: the protocol end to end, stdout only for protocol lines."""
     done = subprocess.run(

@@ -13,6 +13,7 @@ import contextlib
 import itertools
 import json
 import os
+import re
 import select
 import shlex
 import signal
@@ -40,6 +41,12 @@ PROBE_VIEW_LINES = 1_000_000
 SANE_VIEW_BYTES = 4 << 20
 #: a timeout far beyond any sane cap
 HUGE_TIMEOUT_S = 10**9
+#: advice not to run a command again, in the words tools use for it (BASH-PRES-06)
+RERUN_ADVICE = re.compile(
+    r"re-?run|run (?:it|this|the command|that command) again|(?:run|execute) again|"
+    r"repeat(?:ing)? (?:it|the command)|re-?execut",
+    re.IGNORECASE,
+)
 
 
 # --- processes -------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from pytest_agenttools import ToolClient, Workspace
 from pytest_agenttools.conformance.bash_strategies import (
     PROBE_VIEW_BYTES,
     PROBE_VIEW_LINES,
+    RERUN_ADVICE,
     SANE_VIEW_BYTES,
     Caps,
     check_cut,
@@ -28,6 +29,7 @@ from pytest_agenttools.harness.assertions import (
     expect_in_order,
     expect_names_path,
     expect_ok,
+    precondition,
 )
 from pytest_agenttools.harness.markers import clause
 
@@ -121,4 +123,18 @@ def test_cut_is_announced(tools: ToolClient, ws: Workspace) -> None:
         result,
         [obs.output_head.rstrip("\n"), (obs.output_tail or "").rstrip("\n")],
         "the kept head and tail of the output",
+    )
+
+
+@clause("BASH-PRES-06")
+def test_cut_advises_against_rerunning(tools: ToolClient) -> None:
+    caps = view_caps(tools)
+    count = caps.lines * 3 if caps.lines is not None else PROBE_VIEW_LINES
+    result = tools.call("bash", command=f"seq 1 {count}", timeout=120)
+    with precondition("BASH-OUT-06", "output over the line cap is cut"):
+        expect_ok(result)
+        assert bash_obs(result).truncated, f"{count} lines were shown whole"
+    assert RERUN_ADVICE.search(result.text), (
+        "the notice of a cut should tell the model to read the full output rather than run the "
+        f"command again (no such advice found in the text, which ends {result.text[-300:]!r})"
     )

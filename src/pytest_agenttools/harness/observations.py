@@ -424,6 +424,11 @@ class BashObservation:
     the start result of a task; None where not reported). ``trash_dir`` is where the
     recoverable ``rm`` puts what it removes (feature ``bash.recoverable_delete``).
 
+    Optional (None where not reported; judged when reported, BASH-OUT-09): ``truncated_by``,
+    the cap that cut the view (``bytes`` or ``lines``); ``total_bytes`` and ``total_lines``, the
+    whole output the result shows a view of, before the cut; ``output_lines``, the lines shown;
+    ``last_line_partial``, the kept tail begins inside a line.
+
     A refused call (bad arguments) is an error result whose observation has ``running``
     false and no exit code: nothing ran.
     """
@@ -444,6 +449,11 @@ class BashObservation:
     task_id: str | None
     env_removed: tuple[str, ...] | None
     trash_dir: str | None
+    truncated_by: str | None
+    total_bytes: int | None
+    total_lines: int | None
+    output_lines: int | None
+    last_line_partial: bool | None
     raw: Mapping[str, Any]
 
     @property
@@ -477,6 +487,13 @@ class BashObservation:
             task_id=f.opt_string("task_id"),
             env_removed=removed,
             trash_dir=f.opt_string("trash_dir"),
+            truncated_by=f.opt_string("truncated_by"),
+            total_bytes=f.opt_integer("total_bytes", minimum=0),
+            total_lines=f.opt_integer("total_lines", minimum=0),
+            output_lines=f.opt_integer("output_lines", minimum=0),
+            last_line_partial=(
+                f.boolean("last_line_partial") if f.has("last_line_partial") else None
+            ),
             raw=f.raw,
         )
 

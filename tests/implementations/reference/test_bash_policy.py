@@ -320,3 +320,40 @@ def test_a_finished_task_ends_its_text_with_its_status(
     # shown whole and never announced: its output file is gone
     task = tools.services["bash.tasks"].get(task_id)
     assert task is not None and not os.path.exists(task.output.path)
+
+
+class NoBash(bash.BashOps):
+    """A machine without bash: neither /bin/bash nor bash on PATH."""
+
+    def shell(self) -> str | None:
+        return None
+
+
+def test_without_bash_every_command_is_refused_and_nothing_runs(tmp_path: Path) -> None:
+    """BASH-SHELL-01: no bash means a refusal naming bash, never a run under /bin/sh."""
+    box = ReferenceTools(ops={"bash": NoBash()})
+    try:
+        for arguments in ({}, {"run_in_background": True}):
+            result = box.call("bash", {"command": "touch ran", **arguments}, str(tmp_path))
+            assert result["isError"], result
+            text = result["content"][0]["text"]
+            assert "no bash found" in text and "nothing ran" in text, text
+            assert result["details"]["observation"]["running"] is False
+        assert not (tmp_path / "ran").exists()
+    finally:
+        box.shutdown()
+
+
+def test_bash_is_found_on_path_when_bin_bash_is_missing(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from pytest_agenttools.implementations.reference import processes
+
+    real = os.access
+    monkeypatch.setattr(
+        processes.os, "access", lambda p, m: False if p == "/bin/bash" else real(p, m)
+    )
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert processes.find_bash() is None
+    (tmp_path / "bash").symlink_to("/bin/bash")
+    assert processes.find_bash() == str(tmp_path / "bash")

@@ -623,3 +623,36 @@ def test_the_pipe_is_widened_where_the_kernel_allows(tmp_path: Path) -> None:
     finally:
         os.close(write_fd)
         capture.finish()
+
+
+# --- the account of a cut (BASH-OUT-09) --------------------------------------------------------
+
+
+def test_view_counts_the_lines_of_the_whole_range() -> None:
+    view = build_view(memory_reader(b"a\nb\nc"), 0, 5, 100, 10)
+    assert (view.total_lines, view.shown_lines, view.cut_by, view.tail_partial) == (
+        3,
+        3,
+        None,
+        False,
+    )
+
+
+def test_view_cut_by_lines_says_so() -> None:
+    data = b"".join(b"%d\n" % i for i in range(100))
+    view = build_view(memory_reader(data), 0, len(data), 10_000, 10)
+    assert view.truncated and view.cut_by == "lines" and view.total_lines == 100
+    assert view.shown_lines == 10 and not view.tail_partial
+
+
+def test_view_cut_by_size_with_a_partial_last_line() -> None:
+    data = b"first\n" + b"z" * 500
+    view = build_view(memory_reader(data), 0, len(data), 100, 10)
+    assert view.truncated and view.cut_by == "bytes" and view.total_lines == 2
+    assert view.tail_partial and data.endswith(view.tail.encode())
+
+
+def test_view_lines_unknown_once_the_file_dropped_them() -> None:
+    data = b"x\n" * 100
+    view = build_view(memory_reader(data), 0, len(data), 20, 5, available_from=150)
+    assert view.total_lines is None

@@ -24,7 +24,12 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-from pytest_agenttools.implementations.reference import command_analysis, command_rules, rm_shim
+from pytest_agenttools.implementations.reference import (
+    command_analysis,
+    command_rules,
+    processes,
+    rm_shim,
+)
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.bash_sandbox import sandboxed_ops
 from pytest_agenttools.implementations.reference.context import CallContext
@@ -97,6 +102,10 @@ class BashOps:
     ) -> CommandProcess:
         """Start ``bash -c command`` under a supervisor that can end its whole tree."""
         return Supervised(command, cwd, env, keepalive=keepalive, grace=grace)
+
+    def shell(self) -> str | None:
+        """The bash that runs commands (BASH-SHELL-01); None when no bash is installed."""
+        return processes.find_bash()
 
     def capture(self, read_fd: int, file_max_bytes: int) -> OutputCapture:
         """Drain the command's output into a bounded file (BASH-OUT-03, BASH-OUT-08)."""
@@ -189,7 +198,16 @@ def _command_env(
     return env, result.removed
 
 
+#: the refusal when no bash is installed (BASH-SHELL-01)
+NO_BASH = (
+    "bash: no bash found (neither /bin/bash nor bash on PATH); nothing ran. Commands run only "
+    "in bash, never in another shell: install bash to run commands."
+)
+
+
 def _start(ctx: CallContext, ops: BashOps, command: str, timeout: float, background: bool) -> Task:
+    if ops.shell() is None:  # BASH-SHELL-01: refused, never run by sh in bash's place
+        raise ToolError("no_shell", NO_BASH)
     ops = sandboxed_ops(ctx.services, ops)  # BASH-CONF-01: jailed while confine.roots is set
     env, removed = _command_env(ctx, ops, background)
     table = _tasks(ctx.services)
@@ -235,6 +253,14 @@ def observation(
     """The canonical account of a command (BashObservation), whatever the text says:
     BASH-EXIT-04, BASH-EXIT-05, BASH-EXIT-06 (how it ended), BASH-OUT-07 (where the rest is)."""
     obs: dict[str, Any] = {"output": view.text if view else "", "truncated": False}
+    if view is not None:  # BASH-OUT-09: the totals of what this result shows a view of
+        obs.update(
+            total_bytes=view.total_bytes,
+            total_lines=view.total_lines,
+            output_lines=view.shown_lines,
+            truncated_by=view.cut_by,
+            last_line_partial=view.tail_partial,
+        )
     if view is not None and view.truncated:
         obs.update(truncated=True, output_head=view.head, output_tail=view.tail)
     if task is None:  # refused: nothing ran
@@ -265,7 +291,8 @@ def observation(
 
 
 def _cut_notice(task: Task, view: View) -> str:
-    """BASH-PRES-03: a cut view says so and where the whole output is (after a blank line, so
+    """BASH-PRES-03: a cut view says so and where the whole output is; BASH-PRES-06: it advises
+    reading that file, not re-running the command (after a blank line, so
     that the view itself stays an exact head and tail)."""
     if not view.truncated:
         return ""

@@ -25,7 +25,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from pytest_agenttools.implementations.reference import fsport
 
@@ -91,6 +91,20 @@ class View:
     omitted_bytes: int
     head: str = ""
     tail: str = ""
+    # the account of the cut (BASH-OUT-09), left out of comparisons: a view is its text
+    #: lines of the whole range (None: not known, the file dropped part of it)
+    total_lines: int | None = field(default=0, compare=False)
+    #: the cap that cut the view: "bytes" (the size cap, in its unit) or "lines"; None: not cut
+    cut_by: str | None = field(default=None, compare=False)
+    #: the tail starts inside a line: only the end of that line is shown
+    tail_partial: bool = field(default=False, compare=False)
+
+    @property
+    def shown_lines(self) -> int:
+        """Lines of the shown output: head and tail counted apart when cut."""
+        if self.truncated:
+            return count_lines(self.head) + count_lines(self.tail)
+        return count_lines(self.text)
 
 
 Reader = Callable[[int, int], bytes]
@@ -167,6 +181,22 @@ def _longest(line: bytes, budget: int, measure: Callable[[str], int], *, from_en
     return cut(low)
 
 
+def range_lines(read: Reader, start: int, end: int, available_from: int | None) -> int | None:
+    """Lines of output bytes ``[start, end)``, counted in 1 MiB steps; None when the file no
+    longer holds all of them."""
+    if available_from is not None and start < available_from:
+        return None
+    count, last, offset = 0, b"", start
+    while offset < end:
+        data = read(offset, min(CHUNK, end - offset))
+        if not data:
+            return None
+        count += data.count(b"\n")
+        last = data[-1:]
+        offset += len(data)
+    return count + (1 if end > start and last != b"\n" else 0)
+
+
 def build_view(
     read: Reader,
     start: int,
@@ -187,12 +217,16 @@ def build_view(
         return View("", False, 0, 0)
     measure = measure_in(unit)
     max_size, max_lines = max(1, int(max_size)), max(1, int(max_lines))
+    lines = range_lines(read, start, end, available_from)
+    over_size = True
     if total <= max_size * MAX_CHAR_BYTES + MAX_CHAR_BYTES:
         data = read(start, total)
         if len(data) == total:
             text = clean_text(data)
-            if measure(text) <= max_size and count_lines(text) <= max_lines:
-                return View(text, False, total, 0, text, "")
+            over_size = measure(text) > max_size
+            if not over_size and count_lines(text) <= max_lines:
+                return View(text, False, total, 0, text, "", count_lines(text))
+    cut_by = "bytes" if over_size or lines is None or lines <= max_lines else "lines"
     head_budget = int(max_size * HEAD_SHARE)
     head_lines = int(max_lines * HEAD_SHARE)
     head = b""
@@ -211,11 +245,23 @@ def build_view(
     head_text, tail_text = clean_text(head), clean_text(tail)
     if omitted <= 0:
         text = head_text + tail_text
-        return View(text, False, total, 0, text, "")
+        return View(text, False, total, 0, text, "", lines)
     marker = ("" if not head_text or head_text.endswith("\n") else "\n") + (
         f"[... {omitted} bytes omitted ...]\n"
     )
-    return View(head_text + marker + tail_text, True, total, omitted, head_text, tail_text)
+    tail_at = end - len(tail)
+    partial = tail_at > start and read(tail_at - 1, 1) != b"\n"
+    return View(
+        head_text + marker + tail_text,
+        True,
+        total,
+        omitted,
+        head_text,
+        tail_text,
+        lines,
+        cut_by,
+        partial,
+    )
 
 
 #: the pipe size asked for (the kernel's default is 64 KiB): fewer, larger steps per megabyte

@@ -21,6 +21,7 @@ import array
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -32,6 +33,14 @@ from typing import IO, Any, Protocol
 
 SUPERVISOR = str(Path(__file__).with_name("supervisor.py"))
 BASH = "/bin/bash"
+
+
+def find_bash() -> str | None:
+    """The bash commands run with (BASH-SHELL-01): ``/bin/bash``, else ``bash`` on PATH; None
+    when there is none (the call is then refused: a command never runs in another shell)."""
+    if os.access(BASH, os.X_OK):
+        return BASH
+    return shutil.which("bash")
 
 
 @dataclass(frozen=True)
@@ -135,6 +144,7 @@ class Supervised:
         channel: str = "pipe",
         stdin: str = "null",
         wrap: Sequence[str] = (),
+        shell: str | None = None,
     ) -> None:
         self.channel = channel
         self.leader_pid: int | None = None
@@ -151,7 +161,7 @@ class Supervised:
             "env": dict(env) if env is not None else None,
             "keepalive": keepalive,
             "grace": grace,
-            "shell": BASH,
+            "shell": shell or find_bash() or BASH,
             "tied": tied,
             "stdin": stdin,
             "wrap": list(wrap),

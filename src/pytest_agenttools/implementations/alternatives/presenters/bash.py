@@ -177,7 +177,8 @@ def _claude(arguments: Any, cwd: str, result: dict[str, Any]) -> dict[str, Any]:
     if call.cut:
         body = (
             f"{call.head.rstrip(chr(10))}\n\n... [{call.omitted} bytes truncated; the complete "
-            f"output is saved at {call.path}] ...\n\n{call.tail}"
+            f"output is saved at {call.path}; read it there instead of re-running the command] "
+            f"...\n\n{call.tail}"
         )
     else:
         body = call.output
@@ -211,7 +212,7 @@ def _gemini(arguments: Any, cwd: str, result: dict[str, Any]) -> dict[str, Any]:
     if call.cut:
         notice = (
             f"Output too long; it was truncated to its first and last lines. The full output "
-            f"was saved to: {call.path}\n\n"
+            f"was saved to: {call.path} (read that file; do not run the command again)\n\n"
         )
         body = f"{call.head}...\n{call.tail}"
     else:
@@ -324,7 +325,7 @@ def _pi(arguments: Any, cwd: str, result: dict[str, Any]) -> dict[str, Any]:
             span = f"1-{_lines(call.head)} and the last {shown_tail}"
         body = (
             f"{call.head}...\n{call.tail.rstrip(chr(10))}\n\n"
-            f"[Showing lines {span}. Full output: {call.path}]"
+            f"[Showing lines {span}. Full output: {call.path} (read it rather than re-run)]"
         )
     else:
         body = call.output.rstrip("\n") or "(no output)"
@@ -414,7 +415,7 @@ def _codex(arguments: Any, cwd: str, result: dict[str, Any]) -> dict[str, Any]:
         header.append(f"Total output lines: more than {total}")
         body = (
             f"{call.head.rstrip(chr(10))}\n[... omitted {call.omitted} bytes; full output in "
-            f"{call.path} ...]\n{call.tail}"
+            f"{call.path}, no need to rerun ...]\n{call.tail}"
         )
     else:
         body = call.output
@@ -437,7 +438,8 @@ def _cursor(arguments: Any, cwd: str, result: dict[str, Any]) -> dict[str, Any]:
     if call.cut:
         parts += [
             f"<output_head>{call.head}</output_head>",
-            f'<truncated omitted_bytes="{call.omitted}" full_output="{call.path}"/>',
+            f'<truncated omitted_bytes="{call.omitted}" full_output="{call.path}" '
+            'advice="read full_output; do not re-execute"/>',
             f"<output_tail>{call.tail}</output_tail>",
         ]
     else:
