@@ -5,12 +5,14 @@ it takes, and the text path's answer on every input it leaves to it."""
 from __future__ import annotations
 
 import random
+import threading
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pytest_agenttools.implementations.reference import create, diffing, edit
+from pytest_agenttools.implementations.reference import create, diffing, edit, fsport
+from pytest_agenttools.implementations.reference.results import ToolError
 
 #: small enough that every file here is "large": the byte path is tried on all of them
 LIMITS = {"edit.diff_max_bytes": 4}
@@ -95,3 +97,18 @@ def test_byte_path_is_taken_and_keeps_one_copy(tmp_path: Path) -> None:
 def test_first_changed_line_as_the_text_path(old: str, new: str) -> None:
     data = old.encode()
     assert edit._first_changed_line(data, 0, [new.encode()]) == diffing.first_changed_line(old, new)
+
+
+def test_atomic_replace_writes_pieces_in_order_and_honours_cancel(tmp_path: Path) -> None:
+    target = tmp_path / "f.txt"
+    target.write_bytes(b"old")
+    data = b"0123456789"
+    view = memoryview(data)
+    fsport.atomic_replace(str(target), (view[:3], b"-", view[5:]), 0o640)
+    assert target.read_bytes() == b"012-56789"
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(ToolError):
+        fsport.atomic_replace(str(target), (view[:3], b"x"), 0o640, cancel)
+    assert target.read_bytes() == b"012-56789"
+    assert [p.name for p in tmp_path.iterdir()] == ["f.txt"]  # no temp file left
