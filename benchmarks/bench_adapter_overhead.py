@@ -49,7 +49,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bench-adapter-") as tmp:
         (Path(tmp) / "small.txt").write_text("".join(f"line {i}\n" for i in range(20)))
         call = ToolCall("read", {"path": "small.txt"}, tmp)
-        adapters = {
+        adapters: dict[str, Any] = {
             "in_process": InProcessAdapter(REFERENCE_FACTORY, call_timeout=30),
             "stdio": StdioAdapter("agenttools serve", call_timeout=30),
         }
