@@ -2,7 +2,9 @@
 10,000-line file, and edits and writes of files of 20,000 blank lines (the pathological input of
 a line diff), with peak memory, measured in one run.
 
-Targets (issue 3): the 50 MB edit within 3x of `sed -i`; the fuzzy edit under 0.5 s. Issue 12:
+Targets (issue 3): the 50 MB edit within 3x of `sed -i`; the fuzzy edit under 0.5 s. Issue 29:
+within 2x `sed -i`, and a peak RSS (the whole process: interpreter and imports included) within
+2x the file. Issue 12:
 each pathological edit or write answers within 1 s (it took 39 s when the display diff compared
 every pair of equal lines).
 
@@ -12,7 +14,9 @@ every pair of equal lines).
 from __future__ import annotations
 
 import argparse
+import filecmp
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -126,13 +130,17 @@ def main() -> int:
                 ["sed", "-i", "s/UNIQUE_MARKER_LINE/CHANGED_LINE/", str(other)], check=True
             )
             sed_times.append(time.perf_counter() - start)
-            assert target.read_bytes() == other.read_bytes(), "the two edits differ"
+            # compared in small chunks: a child started by this process inherits its peak RSS
+            # (the kernel keeps the high-water mark across exec), so this process stays small
+            assert filecmp.cmp(target, other, shallow=False), "the two edits differ"
         numbers.update(
             file_mib=round(source.stat().st_size / 1024 / 1024, 1),
             exact_edit_s=round(statistics.median(ref_times), 4),
             sed_i_s=round(statistics.median(sed_times), 4),
             ratio_edit_to_sed=round(statistics.median(ref_times) / statistics.median(sed_times), 2),
             exact_edit_peak_rss_mib=round(max(peaks), 1),
+            exact_edit_peak_to_file=round(max(peaks) / (source.stat().st_size / 1024 / 1024), 2),
+            load_average_1min=round(os.getloadavg()[0], 2),
         )
         lines = [
             f"line {n}: the “quoted” value – with dashes\u00a0and spaces  \n" for n in range(10_000)

@@ -202,6 +202,10 @@ class _Child:
         self.outbox: queue.Queue[bytes | Iterable[bytes] | None] = queue.Queue()
         #: bytes queued for the child's stdin and not yet taken by it
         self.backlog = 0
+        #: items in the outbox or being written by the writer thread; while there are none, a
+        #: sender writes its line itself (one thread hand-off less per call), under write_lock
+        self.queued = 0
+        self.write_lock = threading.Lock()
         #: set before the harness asks the child to stop: its exit is then no failure to clean
         #: up after
         self.stopping = False
@@ -220,6 +224,9 @@ class _Child:
         except OSError as exc:
             raise AdapterError(f"{describe}: cannot start the command: {exc}") from exc
         self.pid = self.proc.pid
+        assert self.proc.stdin is not None
+        self.stdin_fd = self.proc.stdin.fileno()
+        os.set_blocking(self.stdin_fd, False)  # neither a sender nor the writer ever blocks on it
         for target, name in (
             (self._read_stdout, "stdout"),
             (self._read_stderr, "stderr"),
@@ -235,11 +242,23 @@ class _Child:
         self.send_bytes(encode_line({"jsonrpc": "2.0", **message}))
 
     def send_bytes(self, data: bytes | Iterable[bytes]) -> None:
-        """Queue bytes for the child's stdin; the writer thread writes them in order."""
-        if isinstance(data, bytes):
-            with self.lock:
-                self.backlog += len(data)
-        self.outbox.put(data)
+        """Bytes for the child's stdin, in order: written here at once when nothing is queued
+        before them and the pipe takes them whole without waiting, else queued for the writer
+        thread (which never blocks for long on a child that stops reading)."""
+        with self.write_lock:
+            if isinstance(data, bytes) and self.queued == 0 and self.failure is None:
+                try:
+                    written = os.write(self.stdin_fd, data)
+                except OSError:  # full (or closed: the writer thread says so)
+                    written = 0
+                if written == len(data):
+                    return
+                data = data[written:]
+            if isinstance(data, bytes):
+                with self.lock:
+                    self.backlog += len(data)
+            self.queued += 1
+            self.outbox.put(data)
 
     def stderr_text(self) -> str:
         return self.stderr.text()
@@ -392,9 +411,7 @@ class _Child:
             self.stderr_done.set()
 
     def _write_stdin(self) -> None:
-        assert self.proc.stdin is not None
-        fd = self.proc.stdin.fileno()
-        os.set_blocking(fd, False)
+        fd = self.stdin_fd
         while True:
             item = self.outbox.get()
             if item is None:
@@ -402,6 +419,8 @@ class _Child:
             for chunk in [item] if isinstance(item, bytes) else item:
                 if not self._write(fd, chunk):
                     return
+            with self.write_lock:
+                self.queued -= 1
 
     def _write(self, fd: int, chunk: bytes) -> bool:
         """Write one chunk without ever blocking for long: a child that stops reading is
@@ -411,7 +430,8 @@ class _Child:
             if self.failure is not None:
                 return False
             try:
-                written = os.write(fd, view)
+                with self.write_lock:  # never between the pieces of a sender's own line
+                    written = os.write(fd, view)
             except BlockingIOError:
                 select.select([], [fd], [], 0.1)
                 continue

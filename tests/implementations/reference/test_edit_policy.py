@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from pytest_agenttools.implementations.reference import edit
+from pytest_agenttools.implementations.reference import edit, fsport
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.edit import EditOps
 from pytest_agenttools.implementations.reference.limits import Limits
@@ -312,7 +312,11 @@ class RefusingOps(EditOps):
         self.error = error
 
     def replace(
-        self, target: str, data: bytes, mode: int, cancel: threading.Event | None = None
+        self,
+        target: str,
+        data: bytes | fsport.Pieces,
+        mode: int,
+        cancel: threading.Event | None = None,
     ) -> None:
         raise self.error
 

@@ -39,6 +39,7 @@ from typing import Any
 
 from pytest_agenttools.implementations.reference import paths
 from pytest_agenttools.implementations.reference.context import CallContext
+from pytest_agenttools.implementations.reference.fsport import Pieces
 from pytest_agenttools.implementations.reference.results import ToolError
 
 SETTING = "confine.roots"
@@ -338,6 +339,10 @@ class _Scratch:
 
 
 class _Delegate:
+    #: what it does with a call of the port it wraps is check and hand on: a tool's fast path
+    #: for its own port holds through it (``base`` is the port wrapped)
+    DELEGATES = True
+
     def __init__(self, base: Any, guard: FileGuard) -> None:
         self.base = base
         self.guard = guard
@@ -424,7 +429,7 @@ class ConfinedEditOps(_Delegate):
             return self.base.read_bytes(self._existing(held, target))
 
     def replace(
-        self, target: str, data: bytes, mode: int, cancel: threading.Event | None = None
+        self, target: str, data: bytes | Pieces, mode: int, cancel: threading.Event | None = None
     ) -> None:
         with self._held(target, write=True) as held:
             if held.file_fd is not None:

@@ -12,6 +12,7 @@ reference swaps one step or the port, never patches this module.
 
 from __future__ import annotations
 
+import codecs
 import itertools
 import os
 import re
@@ -77,10 +78,14 @@ class EditOps:
             return handle.read()
 
     def replace(
-        self, target: str, data: bytes, mode: int, cancel: threading.Event | None = None
+        self,
+        target: str,
+        data: bytes | fsport.Pieces,
+        mode: int,
+        cancel: threading.Event | None = None,
     ) -> None:
-        """EDIT-KEEP-01: the new bytes land atomically with the old permission bits; a cancel
-        between chunks leaves the file as it was."""
+        """EDIT-KEEP-01: the new bytes (or pieces, in order) land atomically with the old
+        permission bits; a cancel between chunks leaves the file as it was."""
         fsport.atomic_replace(target, data, mode, cancel)
 
 
@@ -162,27 +167,35 @@ class Document:
     ending: str
 
 
+def _binary(path: str) -> ToolError:
+    return ToolError(
+        "binary_file",
+        f"{path} looks like a binary file (it contains NUL bytes); edit changes text files "
+        "only. Inspect it with bash `file` or `hexdump -C`.",
+    )
+
+
+def _read(path: str, target: str, ops: EditOps) -> bytes:
+    try:
+        return ops.read_bytes(target)
+    except PermissionError:
+        raise ToolError(
+            "permission_denied", f"Permission denied: cannot read {path}. Check its permissions."
+        ) from None
+
+
 def load(path: str, target: str, ops: EditOps) -> Document:
     """Decode the file as it is: EDIT-BOM-01 (BOM kept apart), EDIT-ENC-01 and EDIT-ENC-03
     (UTF-16LE kept), EDIT-ENC-02 (legacy bytes as latin-1, so they round-trip), EDIT-BIN-01
     (NUL: refused)."""
     info = ops.inspect(path)  # the path as named: a link to /dev/stdin is refused, not followed
-    try:
-        data = ops.read_bytes(target)
-    except PermissionError:
-        raise ToolError(
-            "permission_denied", f"Permission denied: cannot read {path}. Check its permissions."
-        ) from None
+    data = _read(path, target, ops)
     if data.startswith(textcodec.UTF16LE_BOM):
         encoding = textcodec.UTF16LE
     elif data.startswith(textcodec.UTF8_BOM):
         encoding = textcodec.UTF8_SIG
     elif b"\x00" in data[:8192]:
-        raise ToolError(
-            "binary_file",
-            f"{path} looks like a binary file (it contains NUL bytes); edit changes text files "
-            "only. Inspect it with bash `file` or `hexdump -C`.",
-        )
+        raise _binary(path)
     else:
         encoding = textcodec.UTF8
     body = data[len(encoding.bom) :]
@@ -435,18 +448,151 @@ def _edit_locked(
     _check_cancel(ctx, path)
     # the work runs where a cancel need not wait for it: the call answers at once, and the
     # abandoned work is dropped when it ends (it never writes)
+    diff_max = ctx.limits["edit.diff_max_bytes"]
+    if size > diff_max and steps.plan is plan and _own_port(ops):
+        found = _interruptible(ctx, path, _prepare_bytes, path, target, request, ops, diff_max)
+        if found is not None:  # otherwise the text path below decides, and words any error
+            _write(ctx, ops, path, target, found.pieces, found.mode)
+            return found.answer
     doc, result, stripped, data = _interruptible(
         ctx, path, _prepare, path, target, request, ops, steps
     )
+    _write(ctx, ops, path, target, data, doc.mode)
+    del data
+    return _result(path, doc, result, stripped, ctx, steps.diff)
+
+
+def _write(
+    ctx: CallContext, ops: EditOps, path: str, target: str, data: bytes | fsport.Pieces, mode: int
+) -> None:
     _check_cancel(ctx, path)  # the last moment at which a cancel leaves the file untouched
     try:
-        ops.replace(target, data, doc.mode, ctx.cancel)
+        ops.replace(target, data, mode, ctx.cancel)
     except PermissionError:
         raise ToolError("permission_denied", f"Permission denied: cannot write {path}.") from None
     except OSError as exc:
         raise ToolError("io_error", f"Cannot write {path}: {exc.strerror or exc}.") from None
-    del data
-    return _result(path, doc, result, stripped, ctx, steps.diff)
+
+
+def _own_port(ops: Any) -> bool:
+    """The port reads and replaces as the reference's does, looking through ports that only
+    check and hand on (confinement's keeps the port it wraps as ``base``)."""
+    while getattr(type(ops), "DELEGATES", False):
+        ops = ops.base
+    kind = type(ops)
+    return kind.read_bytes is EditOps.read_bytes and kind.replace is EditOps.replace
+
+
+@dataclass
+class BytesEdit:
+    """An edit worked out on the file's bytes: the new content as pieces, and the answer."""
+
+    pieces: fsport.Pieces
+    mode: int
+    answer: dict[str, Any]
+
+
+#: bytes decoded at a time to check that a file is UTF-8 (the text is not kept)
+CHECK_CHUNK = 1024 * 1024
+
+
+def _text_length(view: memoryview) -> int | None:
+    """The number of characters of ``view`` as UTF-8, or None if it is not UTF-8; decoded a
+    chunk at a time so the text is never held whole."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    length = 0
+    try:
+        for at in range(0, len(view), CHECK_CHUNK):
+            length += len(decoder.decode(view[at : at + CHECK_CHUNK]))
+        length += len(decoder.decode(b"", final=True))
+    except UnicodeDecodeError:
+        return None
+    return length
+
+
+def _prepare_bytes(
+    path: str, target: str, request: Request, ops: EditOps, diff_max: int
+) -> BytesEdit | None:
+    """A large file's exact edit done on its bytes, the output streamed from views of them: one
+    copy of the file in memory (a decoded text, its edited copy and their encoding would be
+    four). Only where that gives the same bytes and the same answer as the text path: UTF-8 or
+    latin-1 without a CR (no line-ending view), every edit found exactly, where it may be, not
+    overlapping, and a text over ``edit.diff_max_bytes`` (no diff is shown). Otherwise None:
+    the text path decides, and words any error."""
+    info = ops.inspect(path)
+    data = _read(path, target, ops)
+    if data.startswith(textcodec.UTF16LE_BOM) or b"\r" in data:
+        return None
+    encoding = textcodec.UTF8_SIG if data.startswith(textcodec.UTF8_BOM) else textcodec.UTF8
+    body = len(encoding.bom)
+    if encoding is textcodec.UTF8 and b"\x00" in data[:8192]:
+        raise _binary(path)
+    if encoding.bom and data.startswith(encoding.bom, body):
+        return None  # a second BOM: the text path drops it
+    view = memoryview(data)
+    length = _text_length(view[body:])
+    if length is None:
+        if encoding.bom:
+            return None
+        encoding, length = textcodec.LATIN1, len(data)
+    if length <= diff_max:
+        return None
+    found: list[tuple[int, int, bytes]] = []
+    try:
+        for edit in request.edits:
+            old = to_lf(edit.old).encode(encoding.codec)
+            new = to_lf(edit.new).encode(encoding.codec)  # no CR in the file: the ending is LF
+            starts = []
+            at = data.find(old, body)
+            while at >= 0:
+                starts.append(at)
+                at = data.find(old, at + len(old))
+            if not starts or (len(starts) > 1 and not edit.replace_all):
+                return None
+            found.extend((start, start + len(old), new) for start in starts)
+    except UnicodeEncodeError:
+        return None
+    found.sort(key=lambda span: (span[0], span[1]))
+    if any(second[0] < first[1] for first, second in itertools.pairwise(found)):
+        return None
+    pieces: list[bytes | memoryview] = []
+    position = 0
+    for start, end, new in found:
+        pieces += [view[position:start], new]
+        position = end
+    pieces.append(view[position:])
+    first_line = _first_changed_line(data, body, pieces)
+    if first_line is None:
+        return None  # the edits leave the file as it was
+    answer = _summary(path, len(found), encoding, False, False, first_line)
+    answer["details"]["diff_omitted"] = "too_large"
+    return BytesEdit(tuple(pieces), stat.S_IMODE(info.st_mode), answer)
+
+
+def _first_changed_line(data: bytes, body: int, pieces: Sequence[bytes | memoryview]) -> int | None:
+    """``diffing.first_changed_line`` of the file's text and the text ``pieces`` make, on bytes
+    (the LF byte is LF in UTF-8 and latin-1): the line of the first byte that differs, one more
+    when the old text ends there and the new goes on with an LF. None when they are equal."""
+    position = 0
+    for piece in pieces:
+        size = len(piece)
+        if not data.startswith(piece, position):  # the first difference is in this piece
+            low, high = 0, min(size, len(data) - position)
+            while low < high:  # the longest prefix of the piece the file has there
+                middle = (low + high + 1) // 2
+                if data.startswith(piece[:middle], position):
+                    low = middle
+                else:
+                    high = middle - 1
+            differs = position + low
+            line = data.count(b"\n", body, differs) + 1
+            if differs == len(data) and piece[low : low + 1] == b"\n":
+                line += 1
+            return line
+        position += size
+    if position == len(data):
+        return None
+    return data.count(b"\n", body, position) + 1  # the new text ends where the old goes on
 
 
 def _prepare(
@@ -510,19 +656,10 @@ def _result(
 ) -> dict[str, Any]:
     """The answer: EDIT-OBS-01 (observation), EDIT-DETAILS-01 (patch), EDIT-PRES-01 (the text
     names the file; its exact wording is EDIT-GOLD-01)."""
-    details: dict[str, Any] = {
-        "path": path,
-        "replacements": result.replacements,
-        "encoding": doc.encoding.name,
-        "fuzzy": result.fuzzy,
-    }
-    if stripped:
-        details["line_number_prefixes_stripped"] = True
-    observation: dict[str, Any] = {
-        "path": path,
-        "replacements": result.replacements,
-        "first_changed_line": diffing.first_changed_line(doc.text, result.text),
-    }
+    first_line = diffing.first_changed_line(doc.text, result.text)
+    answer = _summary(path, result.replacements, doc.encoding, result.fuzzy, stripped, first_line)
+    details = answer["details"]
+    observation = details["observation"]
     if len(doc.text) > ctx.limits["edit.diff_max_bytes"]:
         details["diff_omitted"] = "too_large"
     else:
@@ -543,13 +680,37 @@ def _result(
             details["patch_truncated"] = True
         else:
             observation["patch"] = change.patch
-    details["observation"] = observation
+    return answer
+
+
+def _summary(
+    path: str,
+    replacements: int,
+    encoding: textcodec.Encoding,
+    fuzzy: bool,
+    stripped: bool,
+    first_line: int | None,
+) -> dict[str, Any]:
+    """The answer without its diff: what was replaced, and where the text first changed."""
+    details: dict[str, Any] = {
+        "path": path,
+        "replacements": replacements,
+        "encoding": encoding.name,
+        "fuzzy": fuzzy,
+    }
+    if stripped:
+        details["line_number_prefixes_stripped"] = True
+    details["observation"] = {
+        "path": path,
+        "replacements": replacements,
+        "first_changed_line": first_line,
+    }
     notes = []
-    if result.fuzzy:
+    if fuzzy:
         notes.append("(matched after normalising quotes, dashes, spaces or trailing whitespace)")
     if stripped:
         notes.append("(line-number prefixes were stripped from old_string and new_string)")
-    text = f"Successfully replaced {result.replacements} block(s) in {path}."
+    text = f"Successfully replaced {replacements} block(s) in {path}."
     if notes:
         text += " " + " ".join(notes)
     return text_result(text, **details)

@@ -283,10 +283,16 @@ def sweep_dead_owners(directory: str | None = None) -> int:
     return removed
 
 
+#: new content given in pieces (views of a buffer and the bytes between them), written in
+#: order: an edit streams its output this way instead of joining a second copy of the file
+Pieces = tuple[bytes | memoryview, ...]
+
+
 def atomic_replace(
-    target: str, data: bytes, mode: int | None, cancel: threading.Event | None = None
+    target: str, data: bytes | Pieces, mode: int | None, cancel: threading.Event | None = None
 ) -> None:
-    """Write ``data`` to a temp file beside ``target``, fsync it, then rename it over ``target``.
+    """Write ``data`` (bytes, or ``Pieces`` in order) to a temp file beside ``target``, fsync it,
+    then rename it over ``target``.
 
     A reader (or a crash) sees the old bytes or the new bytes, never a mix (WRITE-ATOMIC-01).
     ``mode`` is the permission bits to keep; ``None`` means a new file with the default mode
@@ -300,14 +306,15 @@ def atomic_replace(
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0), 0o600)
     try:
         with os.fdopen(fd, "wb") as handle:
-            view = memoryview(data)
-            for at in range(0, len(view), WRITE_CHUNK):
-                if cancel is not None and cancel.is_set():
-                    raise ToolError(
-                        "aborted",
-                        f"The write of {target} was cancelled; the file was not changed.",
-                    )
-                handle.write(view[at : at + WRITE_CHUNK])
+            for piece in (data,) if isinstance(data, bytes) else data:
+                view = memoryview(piece)
+                for at in range(0, len(view), WRITE_CHUNK):
+                    if cancel is not None and cancel.is_set():
+                        raise ToolError(
+                            "aborted",
+                            f"The write of {target} was cancelled; the file was not changed.",
+                        )
+                    handle.write(view[at : at + WRITE_CHUNK])
             handle.flush()
             os.fsync(handle.fileno())
         os.chmod(tmp, mode if mode is not None else 0o666 & ~current_umask())

@@ -118,6 +118,9 @@ def resolve_for_read(raw: str, cwd: str, env: Mapping[str, str] | None = None) -
 
     When none exists the literal expansion is returned, so the error names what was asked for.
     """
+    literal = expand(raw, cwd, env)
+    if os.path.lexists(literal):  # the common case: no other spelling is worked out
+        return literal, False
     candidates = read_candidates(raw, cwd, env)
     for candidate in candidates:
         if os.path.lexists(candidate):

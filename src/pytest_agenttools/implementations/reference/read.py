@@ -52,6 +52,10 @@ PARAMS = (
 ARROW = "\u2192"
 #: number_line's prefix, as a bound method (mapped over a page in C)
 NUMBER_FORMAT = ("{:>6}" + ARROW).format
+#: the numbered prefixes of lines 0-999 and the last three digits of every other number, made
+#: once: a page's numbering is then a join in C, not a format per line
+_SMALL_PREFIXES = tuple(NUMBER_FORMAT(n) for n in range(1000))
+_LOW_PREFIXES = tuple(f"{n:03d}{ARROW}" for n in range(1000))
 LINE_CUT_SUFFIX = "... (line truncated)"
 
 
@@ -235,6 +239,23 @@ def number_line(number: int, text: str) -> str:
     return f"{number:>6}{ARROW}{text}"
 
 
+def number_lines(start: int, lines: list[str]) -> str:
+    """``number_line`` of each line from ``start`` on, joined with LF: the per-line cost of
+    every page, so it is done in C. Numbers sharing all but their last three digits share
+    one head (``"  12"`` for 12,000-12,999); the rest of each prefix comes from a table."""
+    parts: list[str] = []
+    at, number, end = 0, start, start + len(lines)
+    while number < end:
+        high, low = divmod(number, 1000)
+        count = min(end, (high + 1) * 1000) - number
+        head, table = (f"{high:>3}", _LOW_PREFIXES) if high else ("", _SMALL_PREFIXES)
+        numbered = map(operator.add, table[low : low + count], lines[at : at + count])
+        parts.append(head + ("\n" + head).join(numbered))
+        at += count
+        number += count
+    return "\n".join(parts)
+
+
 class Page:
     """One page of a text file: which lines to show and what stopped it.
 
@@ -310,35 +331,42 @@ class Page:
         limit = self.max_bytes + 1 if not self.in_chars else 4 * self.max_bytes + 4
         block = stream.read(limit)
         at_end = len(block) < limit
-        raw = block.split(b"\n")
-        tail = raw.pop()  # after the last LF: a part line, or the unterminated last line
-        if at_end and tail:
-            raw.append(tail)
-            tail = b""
-        if not raw:
+        last_lf = block.rfind(b"\n")
+        unterminated = at_end and bool(block) and last_lf != len(block) - 1
+        if unterminated:  # the file's last line has no LF: it is a whole line here
+            whole, tail = len(block), b""
+        elif last_lf < 0:
             return None
-        try:  # one decode of the whole lines, split again in C
-            lines = b"\n".join(raw).decode("utf-8").split("\n")
+        else:  # after the last LF: a part line (or nothing)
+            whole, tail = last_lf, block[last_lf + 1 :]
+        try:  # one decode of the whole lines, split in C
+            text = block[:whole].decode("utf-8")
         except UnicodeDecodeError:
             return None
-        if max(map(len, lines)) > self.max_chars:
+        lines = text.split("\n")
+        if len(text) > self.max_chars and max(map(len, lines)) > self.max_chars:
             return None
-        # the cost of the first k lines, each counted with its LF, in C: accumulate and bisect
-        costs = list(
-            itertools.accumulate(map((1).__add__, map(len, lines if self.in_chars else raw)))
-        )
-        by_bytes = max(bisect.bisect_right(costs, self.max_bytes), 1)
+        count = len(lines)
+        if self.in_chars:  # the cost of the first k lines, each with its LF: accumulate, bisect
+            costs = itertools.accumulate(map((1).__add__, map(len, lines)))
+            by_bytes = bisect.bisect_right(list(costs), self.max_bytes)
+            used = len(text) + 1
+        else:  # in bytes, the first k lines fit when the k-th LF is before max_bytes
+            by_bytes = block.count(b"\n", 0, self.max_bytes)
+            if unterminated and whole + 1 <= self.max_bytes:
+                by_bytes += 1
+            used = whole + 1
+        by_bytes = max(by_bytes, 1)
         stop = min(self.page_size, by_bytes)
         stopped_by: str | None = None
-        if stop < len(costs):  # a line follows the page: what stopped it, as render checks it
+        if stop < count:  # a line follows the page: what stopped it, as render checks it
             shown_count = stop
             if self.page_size <= by_bytes:
                 stopped_by = "limit" if self.limit and self.limit <= self.max_lines else "lines"
             else:
                 stopped_by = "bytes"
         else:  # every whole line of the block fits: the page ends at the block's end?
-            shown_count = len(costs)
-            used = costs[-1]
+            shown_count = count
             if at_end:
                 pass
             elif not tail:  # the block ended on an LF: whether a line follows is unknown
@@ -353,11 +381,11 @@ class Page:
         shown = lines[:shown_count]
         if stopped_by is not None and marks is not None:
             key = read_paging.file_key(stream)
-            if key is not None:  # where the next page starts
-                end = position + sum(map(len, raw[:shown_count])) + shown_count
-                marks.remember(key, self.offset - 1 + shown_count, end)
+            if key is not None:  # where the next page starts: after the LF of its last line
+                joined = "\n".join(shown)
+                size = len(joined) if joined.isascii() else len(joined.encode("utf-8"))
+                marks.remember(key, self.offset - 1 + shown_count, position + size + 1)
         seen = self.offset - 1 + shown_count
-        del tail
         return self.finish(shown, [], seen, stopped_by, encoding)
 
     def finish(
@@ -416,13 +444,12 @@ class Page:
         start, end = self.offset, self.offset + len(shown) - 1
         if cut_lines:
             was_cut = set(cut_lines)
-            numbered = [
+            text = "\n".join(
                 number_line(n, line + (LINE_CUT_SUFFIX if n in was_cut else ""))
                 for n, line in enumerate(shown, start=start)
-            ]
-        else:  # number_line, inlined: this is the per-line cost of every page
-            numbers = map(NUMBER_FORMAT, range(start, end + 1))
-            numbered = list(map(operator.add, numbers, shown))
+            )
+        else:
+            text = number_lines(start, shown)
         notes: list[str] = []
         if encoding.name == "latin-1":
             notes.append("[Decoded as latin-1: the file is not valid UTF-8.]")
@@ -450,7 +477,6 @@ class Page:
         else:
             details["total_lines"] = end
             observation["total_lines"] = end
-        text = "\n".join(numbered)
         if notes:
             text += "\n\n" + "\n".join(notes)
         return text
