@@ -33,6 +33,7 @@ import pytest
 from pytest_agenttools import AdapterError, Manifest, ToolCall, ToolResult
 from pytest_agenttools.cli.runner import VERDICT_ONLY
 from pytest_agenttools.connect.stdio import StdioAdapter
+from pytest_agenttools.fixtures import builders
 from pytest_agenttools.harness.observations import (
     BashObservation,
     EditObservation,
@@ -524,6 +525,17 @@ def test_read_fifo_blocks(lone_pi: Pi, tmp_path: Path) -> None:
         assert not pending.done(), f"pi answered a read of a FIFO ({name}) without a writer"
         pending.cancel()
         assert pending.result(10).text == "Operation aborted"
+
+
+def test_read_block_device_shown(pi: Pi, tmp_path: Path) -> None:
+    try:
+        builders.make_block_device(tmp_path / "disk")
+    except PermissionError as exc:
+        pytest.skip(f"making a block device node needs root or CAP_MKNOD: {exc}")
+    os.symlink("disk", tmp_path / "link")
+    for name in ("disk", "link"):
+        result = pi.call("read", tmp_path, path=name)
+        assert (result.is_error, result.text) == (False, ""), name
 
 
 def test_read_coerces_arguments(pi: Pi, tmp_path: Path) -> None:
