@@ -165,6 +165,17 @@ def binary_shown(ws: Path) -> None:
     assert body(ok(call(ws, "read_file", file_path=str(ws / "b.dat")))) == "\x00\x01\x02PAYLOAD\x00"
 
 
+def bmp_not_named(ws: Path) -> None:
+    from PIL import Image
+
+    for name in ("screen.bmp", "screen"):
+        Image.new("RGB", (40, 30), (200, 30, 30)).save(ws / name, format="BMP")
+        answer = call(ws, "read_file", file_path=str(ws / name))
+        assert isinstance(answer, Answer), answer
+        said = answer.text.replace(str(ws / name), "")
+        assert "'utf-8' codec can't decode" in said and "bmp" not in said.lower(), answer
+
+
 def bom_shown(ws: Path) -> None:
     (ws / "b.txt").write_bytes(b"\xef\xbb\xbffirst\nsecond\n")
     assert body(ok(call(ws, "read_file", file_path=str(ws / "b.txt")))) == "\ufefffirst\nsecond"
@@ -751,6 +762,7 @@ DEVIATIONS = [
         nonpositive_limit,
     ),
     Deviation("binary shown", ("READ-BIN-02",), binary_shown),
+    Deviation("BMP not named", ("READ-IMG-05",), bmp_not_named),
     Deviation("BOM shown", ("READ-BOM-01", "test_read.py::test_empty_file[bom-only]"), bom_shown),
     Deviation(
         "default limit is no cap",

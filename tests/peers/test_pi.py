@@ -527,6 +527,16 @@ def test_read_fifo_blocks(lone_pi: Pi, tmp_path: Path) -> None:
         assert pending.result(10).text == "Operation aborted"
 
 
+def test_read_bmp_shown_as_text(pi: Pi, tmp_path: Path) -> None:
+    from PIL import Image
+
+    for name in ("screen.bmp", "screen"):
+        Image.new("RGB", (40, 30), (200, 30, 30)).save(tmp_path / name, format="BMP")
+        result = pi.call("read", tmp_path, path=name)
+        assert not result.is_error and not result.images, name
+        assert result.text.startswith("BM") and "bmp" not in result.text.lower(), name
+
+
 def test_read_block_device_shown(pi: Pi, tmp_path: Path) -> None:
     try:
         builders.make_block_device(tmp_path / "disk")

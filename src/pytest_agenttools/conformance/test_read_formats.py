@@ -133,6 +133,30 @@ def test_large_image_is_resized_and_says_so(
     )
 
 
+@clause("READ-IMG-05")
+@pytest.mark.parametrize("name", ["screen.bmp", "screen"])
+def test_bmp_is_converted_or_refused_by_name(tools: ToolClient, ws: Workspace, name: str) -> None:
+    from PIL import Image
+
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(ws.file(name), format="BMP")
+    raw = ws.get(name)
+    result = tools.read(path=name)
+    said = result.text.replace(str(ws.file(name)), "").replace(name, "")  # the type, not the name
+    assert "bmp" in said.lower(), (
+        f"the result must name the type (BMP) of {name}: {result.text!r:.300}"
+    )
+    assert raw[:10].decode("latin-1") not in result.text, "the BMP's bytes are shown as text"
+    if result.is_error:
+        return
+    obs = read_obs(result)
+    images = result.images
+    assert len(images) == 1, f"a BMP sent as one image block; saw {len(images)}"
+    mime, data = images[0]
+    assert mime in builders.IMAGE_FORMATS, f"a BMP is sent as PNG, JPEG, GIF or WEBP, not {mime}"
+    assert (obs.kind, obs.mime_type) == ("image", mime), (obs.kind, obs.mime_type)
+    assert _decoded(data, mime) == (40, 30), "the converted image has the BMP's size"
+
+
 @clause("READ-IMG-02")
 def test_image_by_magic_bytes(tools: ToolClient, ws: Workspace) -> None:
     ws.copy_fixture("images/pixel.png", "screenshot.txt")

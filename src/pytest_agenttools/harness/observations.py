@@ -161,7 +161,8 @@ class ReadObservation:
     file. ``encoding`` (e.g. ``utf-8``, ``utf-16le-bom``) and ``bom`` say how it was decoded.
     For image: ``mime_type``; ``resized`` says the image sent was scaled down from the file
     (``read.image_resize``), ``width`` and ``height`` are the size sent and
-    ``original_width`` and ``original_height`` the file's own (given when resized). For pdf:
+    ``original_width`` and ``original_height`` the file's own (given when resized);
+    ``converted_from`` the file's own type when the image sent is of another. For pdf:
     ``pages`` are the page numbers shown and
     ``page_texts`` the extracted text of each, in the same order; ``total_pages`` the page
     count; ``truncated`` says pages of the asked range were not shown (the text budget ran
@@ -191,6 +192,7 @@ class ReadObservation:
     height: int | None = None
     original_width: int | None = None
     original_height: int | None = None
+    converted_from: str | None = None
 
     @property
     def end_line(self) -> int:
@@ -238,6 +240,7 @@ class ReadObservation:
             height=f.opt_integer("height", minimum=1),
             original_width=f.opt_integer("original_width", minimum=1),
             original_height=f.opt_integer("original_height", minimum=1),
+            converted_from=f.opt_string("converted_from"),
         )
 
 

@@ -34,6 +34,21 @@ class Resized:
     original_height: int
 
 
+def bmp_to_png(data: bytes) -> bytes:
+    """READ-IMG-05: a BMP file as PNG (models take PNG, JPEG, GIF and WEBP only). Raises
+    ``ValueError`` when it cannot be decoded."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                image.load()
+                out = io.BytesIO()
+                image.save(out, format="PNG")
+    except (OSError, SyntaxError, ValueError, Image.DecompressionBombError) as exc:
+        raise ValueError(f"it could not be decoded ({exc})") from None
+    return out.getvalue()
+
+
 def fitted(width: int, height: int, limit: int) -> tuple[int, int]:
     """The size of ``width`` x ``height`` scaled so that its longer side is ``limit``."""
     scale = limit / max(width, height)

@@ -219,13 +219,25 @@ def _image(stream: BinaryIO, sample: bytes, path: str, mime: str, limits: Limits
             "(for example with ImageMagick `convert -resize`).",
             path=path,
         )
+    converted = ""
+    if mime == "image/bmp":  # READ-IMG-05: sent as PNG, and the text says so
+        try:
+            data = image_resize.bmp_to_png(data)
+        except ValueError as exc:
+            raise ToolError(
+                "bad_image", f"{path} is a BMP image, but {exc}; it is not sent.", path=path
+            ) from None
+        mime = "image/png"
+        converted = "\n[The file is a BMP image; it was converted to PNG to be sent.]"
     dimension = limits["read.image_max_dimension"]
     try:
         resized = image_resize.resize(data, mime, dimension)
     except ValueError as exc:
         raise ToolError("bad_image", f"{path} is too large to send and {exc}.", path=path) from None
     observation: dict[str, Any] = {"kind": "image", "mime_type": mime}
-    header = f"Read image file {path} [{mime}, {len(data)} bytes]"
+    if converted:
+        observation["converted_from"] = "image/bmp"
+    header = f"Read image file {path} [{mime}, {len(data)} bytes]{converted}"
     if resized is not None:
         data = resized.data
         observation.update(

@@ -85,7 +85,24 @@ def image_mime(sample: bytes) -> str | None:
         return "image/gif"
     if sample[:4] == b"RIFF" and sample[8:12] == b"WEBP":
         return "image/webp"
+    if is_bmp(sample):  # READ-IMG-05: converted to PNG before it is sent
+        return "image/bmp"
     return None
+
+
+#: the sizes of the BMP info headers (BITMAPCOREHEADER to BITMAPV5HEADER)
+BMP_INFO_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
+
+
+def is_bmp(sample: bytes) -> bool:
+    """A Windows bitmap: ``BM``, then a file header whose info header has a known size (two
+    letters alone would take many a text file for an image)."""
+    return (
+        len(sample) >= 26
+        and sample.startswith(b"BM")
+        and int.from_bytes(sample[14:18], "little") in BMP_INFO_SIZES
+        and sample[6:10] == b"\0\0\0\0"
+    )
 
 
 #: the control bytes that mark a binary file: C0 except tab, LF and CR, and DEL

@@ -384,6 +384,8 @@ def _reword_media(
         }.get(style)
         if label is None:
             return result
+        if seen.get("converted_from"):  # READ-IMG-05: the type converted from is named
+            label += f" (converted from {seen['converted_from']})"
         if seen.get("resized"):  # READ-IMG-04: the note stays, in the style's own words
             was = f"{seen['original_width']}x{seen['original_height']}"
             now = f"{seen['width']}x{seen['height']}"
