@@ -176,6 +176,16 @@ def bmp_not_named(ws: Path) -> None:
         assert "'utf-8' codec can't decode" in said and "bmp" not in said.lower(), answer
 
 
+def video_shown_without_extension(ws: Path) -> None:
+    from pytest_agenttools.conformance.test_read_formats import VIDEOS
+
+    (ws / "clip-mp4").write_bytes(VIDEOS["mp4"])
+    assert "ftypisom" in body(ok(call(ws, "read_file", file_path=str(ws / "clip-mp4"))))
+    (ws / "clip-webm").write_bytes(VIDEOS["webm"])
+    answer = failed(call(ws, "read_file", file_path=str(ws / "clip-webm")))
+    assert "'utf-8' codec can't decode" in answer.text and "video" not in answer.text.lower()
+
+
 def bom_shown(ws: Path) -> None:
     (ws / "b.txt").write_bytes(b"\xef\xbb\xbffirst\nsecond\n")
     assert body(ok(call(ws, "read_file", file_path=str(ws / "b.txt")))) == "\ufefffirst\nsecond"
@@ -763,6 +773,14 @@ DEVIATIONS = [
     ),
     Deviation("binary shown", ("READ-BIN-02",), binary_shown),
     Deviation("BMP not named", ("READ-IMG-05",), bmp_not_named),
+    Deviation(
+        "video shown without its extension",
+        (
+            "test_read_formats.py::test_video_without_support_says_so[unnamed-mp4]",
+            "test_read_formats.py::test_video_without_support_says_so[unnamed-webm]",
+        ),
+        video_shown_without_extension,
+    ),
     Deviation("BOM shown", ("READ-BOM-01", "test_read.py::test_empty_file[bom-only]"), bom_shown),
     Deviation(
         "default limit is no cap",

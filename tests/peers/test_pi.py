@@ -537,6 +537,17 @@ def test_read_bmp_shown_as_text(pi: Pi, tmp_path: Path) -> None:
         assert result.text.startswith("BM") and "bmp" not in result.text.lower(), name
 
 
+def test_read_video_shown_as_text(pi: Pi, tmp_path: Path) -> None:
+    from pytest_agenttools.conformance.test_read_formats import VIDEOS
+
+    for kind, data in VIDEOS.items():
+        (tmp_path / f"clip.{kind}").write_bytes(data)
+        result = pi.call("read", tmp_path, path=f"clip.{kind}")
+        marker = "ftypisom" if kind == "mp4" else "webm"
+        assert not result.is_error and marker in result.text, kind
+        assert "video" not in result.text.lower(), kind
+
+
 def test_read_block_device_shown(pi: Pi, tmp_path: Path) -> None:
     try:
         builders.make_block_device(tmp_path / "disk")

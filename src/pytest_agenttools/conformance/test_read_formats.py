@@ -157,6 +157,35 @@ def test_bmp_is_converted_or_refused_by_name(tools: ToolClient, ws: Workspace, n
     assert _decoded(data, mime) == (40, 30), "the converted image has the BMP's size"
 
 
+#: the first bytes of an MP4 (an ftyp box, then an empty mdat box) and of a WebM file
+VIDEOS = {
+    "mp4": (24).to_bytes(4, "big")
+    + b"ftypisom"
+    + b"\0\0\2\0"
+    + b"isomiso2"
+    + (8).to_bytes(4, "big")
+    + b"mdat"
+    + bytes(64),
+    "webm": b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\xf7\x81\x01\x42\x82\x84webm" + bytes(64),
+}
+
+
+@clause("READ-VID-01")
+@pytest.mark.parametrize("kind", sorted(VIDEOS))
+@pytest.mark.parametrize("named", [True, False], ids=["named", "unnamed"])
+def test_video_without_support_says_so(
+    tools: ToolClient, ws: Workspace, manifest: Manifest, kind: str, named: bool
+) -> None:
+    if manifest.has_feature("read.video"):
+        pytest.skip(f"{NOT_RUN}{manifest.name} declares read.video: how it shows one is its own")
+    name = f"clip.{kind}" if named else "clip"
+    ws.put(name, VIDEOS[kind])
+    result = tools.read(path=name)
+    expect_error(result, what=f"a {kind} video read without read.video")
+    said = result.text.replace(str(ws.file(name)), "").replace(name, "")
+    assert "video" in said.lower(), f"the error must say {name} is a video: {result.text!r:.300}"
+
+
 @clause("READ-IMG-02")
 def test_image_by_magic_bytes(tools: ToolClient, ws: Workspace) -> None:
     ws.copy_fixture("images/pixel.png", "screenshot.txt")

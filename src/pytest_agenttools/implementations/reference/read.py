@@ -147,6 +147,14 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         kind = ops.classify(sample, path)
         if kind.kind == "image":
             return _image(stream, sample, path, kind.mime_type, ctx.limits)
+        if kind.kind == "video":  # READ-VID-01: read.video is not declared, and says so
+            raise ToolError(
+                "unsupported_type",
+                f"{path} is a video ({kind.mime_type}); this read tool does not show videos. "
+                f"Extract frames with bash (`ffmpeg -i {path} -vf fps=1 frame_%03d.png`) and "
+                "read those images.",
+                path=path,
+            )
         if kind.kind == "binary":  # READ-BIN-02
             raise ToolError(
                 "binary_file",

@@ -71,7 +71,7 @@ BINARY_EXTENSIONS = frozenset(
 
 @dataclass(frozen=True)
 class Kind:
-    kind: str  # "text" | "image" | "binary"
+    kind: str  # "text" | "image" | "video" | "binary"
     mime_type: str = ""
     reason: str = ""
 
@@ -109,10 +109,23 @@ def is_bmp(sample: bytes) -> bool:
 CONTROL_BYTES = bytes(b for b in range(0x20) if b not in (9, 10, 13)) + b"\x7f"
 
 
+def video_mime(sample: bytes) -> str | None:
+    """READ-VID-01: an ISO media file (MP4, QuickTime) by its ``ftyp`` box, or WebM / Matroska
+    by its EBML header."""
+    if sample[4:8] == b"ftyp" and sample[8:12] not in (b"heic", b"heix", b"mif1", b"avif"):
+        return "video/quicktime" if sample[8:12] == b"qt  " else "video/mp4"
+    if sample.startswith(b"\x1a\x45\xdf\xa3"):
+        return "video/webm"
+    return None
+
+
 def classify(sample: bytes, path: str) -> Kind:
     mime = image_mime(sample)
     if mime:
         return Kind("image", mime_type=mime)
+    video = video_mime(sample)
+    if video:
+        return Kind("video", mime_type=video)
     extension = os.path.splitext(path)[1].lower()
     if extension in BINARY_EXTENSIONS:
         return Kind("binary", reason=f"its extension {extension} marks a binary format")
