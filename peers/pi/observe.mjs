@@ -21,6 +21,9 @@ const READ_CAP_NOTICE =
 const READ_LIMIT_NOTICE = /\n\n\[(\S+) more lines in file\. Use offset=(\S+) to continue\.\]$/;
 const READ_LONG_LINE = /^\[Line (\d+) is \S+, exceeds \S+ limit\. Use bash: [\s\S]*\]$/;
 const READ_IMAGE = /^Read image file \[([^\]]+)\]/;
+// pi's note on an image it scaled down to fit 2000x2000:
+//   `[Image: original 3007x667, displayed at 2000x444. Multiply coordinates by 1.50 ...]`
+const READ_IMAGE_RESIZED = /\[Image: original (\d+)x(\d+), displayed at (\d+)x(\d+)\./;
 
 /** A whole number >= 1 from pi's text, or null (pi prints `offset=0`, `offset=2.5` ... too). */
 function positiveInteger(text) {
@@ -52,7 +55,19 @@ export function readObservation(args, result) {
     .join("\n");
   const imageNote = READ_IMAGE.exec(text);
   if (image || imageNote) {
-    return { kind: "image", mime_type: String(image?.mimeType ?? imageNote[1]) };
+    const observation = { kind: "image", mime_type: String(image?.mimeType ?? imageNote[1]) };
+    const resized = READ_IMAGE_RESIZED.exec(text);
+    if (resized) {
+      const [originalWidth, originalHeight, width, height] = resized.slice(1).map(Number);
+      Object.assign(observation, {
+        resized: true,
+        width,
+        height,
+        original_width: originalWidth,
+        original_height: originalHeight,
+      });
+    }
+    return observation;
   }
   const truncation = result?.details?.truncation;
   const startIndex = readStartIndex(args?.offset);

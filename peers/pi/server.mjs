@@ -56,13 +56,15 @@ const MANIFEST = {
   version: PI_VERSION,
   spec_version: "0.2",
   tools: ["read", "write", "edit", "grep", "bash"],
-  features: ["read.images", "read.path_variants", "edit.fuzzy", "edit.multi", "grep.content", "grep.context", "grep.literal"],
+  features: ["read.images", "read.image_resize", "read.path_variants", "edit.fuzzy", "edit.multi", "grep.content", "grep.context", "grep.literal"],
   output: { line_numbers: "none" },
   // pi's caps are constants (dist/core/tools/truncate.js). Its byte caps count UTF-8 bytes
   // (Buffer.byteLength); the grep line cap counts JS string length (UTF-16 code units).
   limits: {
     "read.max_lines": 2000,
     "read.max_bytes": { value: 51200, unit: "bytes" },
+    // an image over 2000 pixels a side is scaled down to fit, with a note giving both sizes
+    "read.image_max_dimension": 2000,
     "grep.max_results": 100,
     "grep.max_line_chars": { value: 500, unit: "chars" },
     "bash.output_max_bytes": { value: 51200, unit: "bytes" },

@@ -166,6 +166,27 @@ def binary_shown(ws: Path) -> None:
     assert body(ok(call(ws, "read_file", file_path=str(ws / "b.dat")))) == "\x00\x01\x02PAYLOAD\x00"
 
 
+def bmp_not_named(ws: Path) -> None:
+    from PIL import Image
+
+    for name in ("screen.bmp", "screen"):
+        Image.new("RGB", (40, 30), (200, 30, 30)).save(ws / name, format="BMP")
+        answer = call(ws, "read_file", file_path=str(ws / name))
+        assert isinstance(answer, Answer), answer
+        said = answer.text.replace(str(ws / name), "")
+        assert "'utf-8' codec can't decode" in said and "bmp" not in said.lower(), answer
+
+
+def video_shown_without_extension(ws: Path) -> None:
+    from pytest_agenttools.conformance.test_read_formats import VIDEOS
+
+    (ws / "clip-mp4").write_bytes(VIDEOS["mp4"])
+    assert "ftypisom" in body(ok(call(ws, "read_file", file_path=str(ws / "clip-mp4"))))
+    (ws / "clip-webm").write_bytes(VIDEOS["webm"])
+    answer = failed(call(ws, "read_file", file_path=str(ws / "clip-webm")))
+    assert "'utf-8' codec can't decode" in answer.text and "video" not in answer.text.lower()
+
+
 def bom_shown(ws: Path) -> None:
     (ws / "b.txt").write_bytes(b"\xef\xbb\xbffirst\nsecond\n")
     assert body(ok(call(ws, "read_file", file_path=str(ws / "b.txt")))) == "\ufefffirst\nsecond"
@@ -755,6 +776,15 @@ DEVIATIONS = [
         nonpositive_limit,
     ),
     Deviation("binary shown", ("READ-BIN-02",), binary_shown),
+    Deviation("BMP not named", ("READ-IMG-05",), bmp_not_named),
+    Deviation(
+        "video shown without its extension",
+        (
+            "test_read_formats.py::test_video_without_support_says_so[unnamed-mp4]",
+            "test_read_formats.py::test_video_without_support_says_so[unnamed-webm]",
+        ),
+        video_shown_without_extension,
+    ),
     Deviation("BOM shown", ("READ-BOM-01", "test_read.py::test_empty_file[bom-only]"), bom_shown),
     Deviation(
         "default limit is no cap",

@@ -33,6 +33,7 @@ import pytest
 from pytest_agenttools import AdapterError, Manifest, ToolCall, ToolResult
 from pytest_agenttools.cli.runner import VERDICT_ONLY
 from pytest_agenttools.connect.stdio import StdioAdapter
+from pytest_agenttools.fixtures import builders
 from pytest_agenttools.harness.observations import (
     BashObservation,
     EditObservation,
@@ -524,6 +525,38 @@ def test_read_fifo_blocks(lone_pi: Pi, tmp_path: Path) -> None:
         assert not pending.done(), f"pi answered a read of a FIFO ({name}) without a writer"
         pending.cancel()
         assert pending.result(10).text == "Operation aborted"
+
+
+def test_read_bmp_shown_as_text(pi: Pi, tmp_path: Path) -> None:
+    from PIL import Image
+
+    for name in ("screen.bmp", "screen"):
+        Image.new("RGB", (40, 30), (200, 30, 30)).save(tmp_path / name, format="BMP")
+        result = pi.call("read", tmp_path, path=name)
+        assert not result.is_error and not result.images, name
+        assert result.text.startswith("BM") and "bmp" not in result.text.lower(), name
+
+
+def test_read_video_shown_as_text(pi: Pi, tmp_path: Path) -> None:
+    from pytest_agenttools.conformance.test_read_formats import VIDEOS
+
+    for kind, data in VIDEOS.items():
+        (tmp_path / f"clip.{kind}").write_bytes(data)
+        result = pi.call("read", tmp_path, path=f"clip.{kind}")
+        marker = "ftypisom" if kind == "mp4" else "webm"
+        assert not result.is_error and marker in result.text, kind
+        assert "video" not in result.text.lower(), kind
+
+
+def test_read_block_device_shown(pi: Pi, tmp_path: Path) -> None:
+    try:
+        builders.make_block_device(tmp_path / "disk")
+    except PermissionError as exc:
+        pytest.skip(f"making a block device node needs root or CAP_MKNOD: {exc}")
+    os.symlink("disk", tmp_path / "link")
+    for name in ("disk", "link"):
+        result = pi.call("read", tmp_path, path=name)
+        assert (result.is_error, result.text) == (False, ""), name
 
 
 def test_read_coerces_arguments(pi: Pi, tmp_path: Path) -> None:

@@ -197,6 +197,28 @@ def test_link_to_stdin_is_refused(tools: ToolClient, ws: Workspace) -> None:
     expect_error(result)
 
 
+def _block_device(ws: Workspace, name: str) -> None:
+    """A block device node in the workspace with no data behind it (builders.make_block_device):
+    a tool that reads it past the refusal sees an empty device, never a real disk."""
+    try:
+        builders.make_block_device(ws.file(name))
+    except PermissionError as exc:
+        pytest.skip(f"making a block device node needs root or CAP_MKNOD here: {exc}")
+
+
+@clause("READ-DEV-04")
+def test_block_device_is_refused(tools: ToolClient, ws: Workspace) -> None:
+    _block_device(ws, "disk")
+    expect_error(tools.call("read", path="disk", _timeout=PROMPT))
+
+
+@clause("READ-DEV-04")
+def test_link_to_block_device_is_refused(tools: ToolClient, ws: Workspace) -> None:
+    _block_device(ws, "disk")
+    os.symlink("disk", ws.file("link"))
+    expect_error(tools.call("read", path="link", _timeout=PROMPT))
+
+
 @clause("READ-SPECIAL-02")
 def test_fifo_is_refused_without_blocking(tools: ToolClient, ws: Workspace) -> None:
     builders.make_fifo(ws.file("pipe"))

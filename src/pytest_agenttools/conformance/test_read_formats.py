@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import os
 from typing import Any
@@ -26,6 +27,7 @@ from pytest_agenttools.harness.assertions import (
     read_obs,
 )
 from pytest_agenttools.harness.markers import clause
+from pytest_agenttools.run.session import NOT_RUN
 
 IMAGES = {
     "images/pixel.png": "image/png",
@@ -39,7 +41,7 @@ NOTEBOOK_SOURCES = ["# Title", 'print("hello")', "1 + 1"]
 PROBE_PAGES = 200
 
 
-@clause("READ-IMG-01")
+@clause("READ-IMG-03")
 @pytest.mark.parametrize(("fixture", "mime"), sorted(IMAGES.items()))
 def test_image_block(tools: ToolClient, ws: Workspace, fixture: str, mime: str) -> None:
     target = ws.copy_fixture(fixture)
@@ -49,6 +51,139 @@ def test_image_block(tools: ToolClient, ws: Workspace, fixture: str, mime: str) 
     assert images[0][0] == mime, f"mimeType should be {mime}, saw {images[0][0]}"
     assert images[0][1] == ws.get(target.name), "the image block must carry the file's exact bytes"
     assert (obs.kind, obs.mime_type) == ("image", mime)
+
+
+#: the longest side of the large images when no read.image_max_dimension is declared
+UNDECLARED_DIMENSION = 2000
+
+
+def _large_size(manifest: Manifest) -> tuple[int, int, int]:
+    """A width and height past the declared (or usual) image dimension limit, of an odd aspect
+    ratio (so a crop or a stretch shows), and that limit."""
+    declared = manifest.limit("read.image_max_dimension")
+    limit = int(declared.value) if declared else UNDECLARED_DIMENSION
+    return limit + limit // 2 + 7, limit // 3 + 1, limit
+
+
+def _decoded(data: bytes, mime: str) -> tuple[int, int]:
+    """The size of a valid image of type ``mime``, decoded in full."""
+    from PIL import Image
+
+    with Image.open(io.BytesIO(data)) as image:
+        assert image.format == builders.IMAGE_FORMATS[mime], (
+            f"the block says {mime} but holds a {image.format} image"
+        )
+        image.load()
+        return image.size
+
+
+@clause("READ-IMG-03")
+def test_large_image_is_exact_unless_resize_is_declared(
+    tools: ToolClient, ws: Workspace, manifest: Manifest
+) -> None:
+    width, height, limit = _large_size(manifest)
+    if manifest.has_feature("read.image_resize"):
+        pytest.skip(
+            f"{NOT_RUN}{manifest.name} declares read.image_resize: READ-IMG-04 judges an image "
+            f"of {width}x{height} against read.image_max_dimension = {limit}"
+        )
+    target = builders.make_image(ws.file("wide.png"), width, height)
+    result, obs = observed(tools, path=target.name)
+    assert [m for m, _ in result.images] == ["image/png"], f"one PNG block; {result.text!r:.200}"
+    assert result.images[0][1] == ws.get(target.name), (
+        f"an image of {width}x{height} was changed, but read.image_resize is not declared: "
+        "undeclared, every image is sent as the file's exact bytes"
+    )
+    assert (obs.kind, obs.mime_type, obs.resized) == ("image", "image/png", False)
+
+
+@clause("READ-IMG-04")
+@pytest.mark.parametrize("mime", ["image/png", "image/jpeg"])
+@pytest.mark.parametrize("shape", ["wide", "tall"])
+def test_large_image_is_resized_and_says_so(
+    tools: ToolClient, ws: Workspace, manifest: Manifest, mime: str, shape: str
+) -> None:
+    long_side, short_side, limit = _large_size(manifest)
+    width, height = (long_side, short_side) if shape == "wide" else (short_side, long_side)
+    name = f"{shape}.{builders.IMAGE_FORMATS[mime].lower()}"
+    builders.make_image(ws.file(name), width, height, mime)
+    result, obs = observed(tools, path=name)
+    images = result.images
+    assert len(images) == 1, f"one image block, saw {len(images)}: {result.text!r:.200}"
+    sent_mime, data = images[0]
+    assert sent_mime in builders.IMAGE_FORMATS, f"a PNG, JPEG, GIF or WEBP block, not {sent_mime}"
+    assert obs.mime_type == sent_mime, (
+        f"the observation says {obs.mime_type}, the block {sent_mime}"
+    )
+    sent = _decoded(data, sent_mime)
+    scale = limit / max(width, height)
+    expected = (width * scale, height * scale)
+    assert max(sent) <= limit, f"sent {sent[0]}x{sent[1]}, over the {limit}-pixel limit"
+    assert all(abs(s - e) <= 1 for s, e in zip(sent, expected, strict=True)), (
+        f"{width}x{height} scaled to fit {limit} is about {expected[0]:.0f}x{expected[1]:.0f} "
+        f"(the whole picture, aspect kept); sent {sent[0]}x{sent[1]}"
+    )
+    seen = (obs.kind, obs.resized, obs.width, obs.height, obs.original_width, obs.original_height)
+    assert seen == ("image", True, *sent, width, height), (
+        "the observation gives kind, resized, width, height, original_width, original_height "
+        f"= ('image', True, {sent[0]}, {sent[1]}, {width}, {height}); saw {seen}"
+    )
+    assert str(width) in result.text and str(height) in result.text, (
+        f"the text must say the image was resized from {width}x{height}: {result.text!r:.300}"
+    )
+
+
+@clause("READ-IMG-05")
+@pytest.mark.parametrize("name", ["screen.bmp", "screen"])
+def test_bmp_is_converted_or_refused_by_name(tools: ToolClient, ws: Workspace, name: str) -> None:
+    from PIL import Image
+
+    Image.new("RGB", (40, 30), (200, 30, 30)).save(ws.file(name), format="BMP")
+    raw = ws.get(name)
+    result = tools.read(path=name)
+    said = result.text.replace(str(ws.file(name)), "").replace(name, "")  # the type, not the name
+    assert "bmp" in said.lower(), (
+        f"the result must name the type (BMP) of {name}: {result.text!r:.300}"
+    )
+    assert raw[:10].decode("latin-1") not in result.text, "the BMP's bytes are shown as text"
+    if result.is_error:
+        return
+    obs = read_obs(result)
+    images = result.images
+    assert len(images) == 1, f"a BMP sent as one image block; saw {len(images)}"
+    mime, data = images[0]
+    assert mime in builders.IMAGE_FORMATS, f"a BMP is sent as PNG, JPEG, GIF or WEBP, not {mime}"
+    assert (obs.kind, obs.mime_type) == ("image", mime), (obs.kind, obs.mime_type)
+    assert _decoded(data, mime) == (40, 30), "the converted image has the BMP's size"
+
+
+#: the first bytes of an MP4 (an ftyp box, then an empty mdat box) and of a WebM file
+VIDEOS = {
+    "mp4": (24).to_bytes(4, "big")
+    + b"ftypisom"
+    + b"\0\0\2\0"
+    + b"isomiso2"
+    + (8).to_bytes(4, "big")
+    + b"mdat"
+    + bytes(64),
+    "webm": b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01\x42\xf7\x81\x01\x42\x82\x84webm" + bytes(64),
+}
+
+
+@clause("READ-VID-01")
+@pytest.mark.parametrize("kind", sorted(VIDEOS))
+@pytest.mark.parametrize("named", [True, False], ids=["named", "unnamed"])
+def test_video_without_support_says_so(
+    tools: ToolClient, ws: Workspace, manifest: Manifest, kind: str, named: bool
+) -> None:
+    if manifest.has_feature("read.video"):
+        pytest.skip(f"{NOT_RUN}{manifest.name} declares read.video: how it shows one is its own")
+    name = f"clip.{kind}" if named else "clip"
+    ws.put(name, VIDEOS[kind])
+    result = tools.read(path=name)
+    expect_error(result, what=f"a {kind} video read without read.video")
+    said = result.text.replace(str(ws.file(name)), "").replace(name, "")
+    assert "video" in said.lower(), f"the error must say {name} is a video: {result.text!r:.300}"
 
 
 @clause("READ-IMG-02")

@@ -159,7 +159,11 @@ class ReadObservation:
     line to continue from, exactly ``end_line + 1``, and absent when nothing follows;
     ``total_lines`` is the file's line count, given whenever the page reached the end of the
     file. ``encoding`` (e.g. ``utf-8``, ``utf-16le-bom``) and ``bom`` say how it was decoded.
-    For image: ``mime_type``. For pdf: ``pages`` are the page numbers shown and
+    For image: ``mime_type``; ``resized`` says the image sent was scaled down from the file
+    (``read.image_resize``), ``width`` and ``height`` are the size sent and
+    ``original_width`` and ``original_height`` the file's own (given when resized);
+    ``converted_from`` the file's own type when the image sent is of another. For pdf:
+    ``pages`` are the page numbers shown and
     ``page_texts`` the extracted text of each, in the same order; ``total_pages`` the page
     count; ``truncated`` says pages of the asked range were not shown (the text budget ran
     out) and ``next_offset`` is then the page to continue from. For notebook: ``cells`` in
@@ -183,6 +187,12 @@ class ReadObservation:
     page_texts: tuple[str, ...] = ()
     cells: tuple[ReadCell, ...] = ()
     total_cells: int | None = None
+    resized: bool = False
+    width: int | None = None
+    height: int | None = None
+    original_width: int | None = None
+    original_height: int | None = None
+    converted_from: str | None = None
 
     @property
     def end_line(self) -> int:
@@ -225,6 +235,12 @@ class ReadObservation:
             page_texts=f.strings("page_texts"),
             cells=cells,
             total_cells=f.opt_integer("total_cells", minimum=0),
+            resized=f.boolean("resized"),
+            width=f.opt_integer("width", minimum=1),
+            height=f.opt_integer("height", minimum=1),
+            original_width=f.opt_integer("original_width", minimum=1),
+            original_height=f.opt_integer("original_height", minimum=1),
+            converted_from=f.opt_string("converted_from"),
         )
 
 

@@ -96,7 +96,8 @@ def refuse_device(path: str) -> None:
 
 
 def check_file_kind(path: str) -> os.stat_result:
-    """Refuse a directory or a special file (READ-SPECIAL-02); return the (followed) stat."""
+    """Refuse a directory or a special file (READ-SPECIAL-02; block devices: READ-DEV-04);
+    return the (followed) stat."""
     try:
         info = os.stat(path)
     except FileNotFoundError:

@@ -15,6 +15,7 @@ DEFAULT_LIMITS: Mapping[str, int | float] = {
     "read.max_bytes": 51200,
     "read.max_line_chars": 2000,
     "read.max_image_bytes": 5 * 1024 * 1024,
+    "read.image_max_dimension": 2000,
     "read.pdf_max_pages": 20,
     "read.pdf_whole_max_pages": 10,
     "read.pdf_max_bytes": 51200,

@@ -19,6 +19,7 @@ from typing import Any, BinaryIO
 
 from pytest_agenttools.implementations.reference import (
     fsport,
+    image_resize,
     paths,
     read_paging,
     sniff,
@@ -38,6 +39,7 @@ from pytest_agenttools.implementations.reference.results import (
 )
 
 FEATURES = (
+    "read.image_resize",
     "read.images",
     "read.notebook",
     "read.path_variants",
@@ -149,6 +151,14 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         kind = ops.classify(sample, path)
         if kind.kind == "image":
             return _image(stream, sample, path, kind.mime_type, ctx.limits)
+        if kind.kind == "video":  # READ-VID-01: read.video is not declared, and says so
+            raise ToolError(
+                "unsupported_type",
+                f"{path} is a video ({kind.mime_type}); this read tool does not show videos. "
+                f"Extract frames with bash (`ffmpeg -i {path} -vf fps=1 frame_%03d.png`) and "
+                "read those images.",
+                path=path,
+            )
         if kind.kind == "binary":  # READ-BIN-02
             raise ToolError(
                 "binary_file",
@@ -209,7 +219,9 @@ def _page(
 
 
 def _image(stream: BinaryIO, sample: bytes, path: str, mime: str, limits: Limits) -> dict[str, Any]:
-    """READ-IMG-01: the exact bytes as an image block, up to ``read.max_image_bytes``."""
+    """READ-IMG-03: the exact bytes as an image block, up to ``read.max_image_bytes``;
+    READ-IMG-04: an image larger than ``read.image_max_dimension`` scaled down to fit, and the
+    result says so (the observation, and a note in the text)."""
     cap = limits["read.max_image_bytes"]
     data = sample + stream.read(cap + 1 - len(sample))
     if len(data) > cap:
@@ -219,17 +231,48 @@ def _image(stream: BinaryIO, sample: bytes, path: str, mime: str, limits: Limits
             "(for example with ImageMagick `convert -resize`).",
             path=path,
         )
+    converted = ""
+    if mime == "image/bmp":  # READ-IMG-05: sent as PNG, and the text says so
+        try:
+            data = image_resize.bmp_to_png(data)
+        except ValueError as exc:
+            raise ToolError(
+                "bad_image", f"{path} is a BMP image, but {exc}; it is not sent.", path=path
+            ) from None
+        mime = "image/png"
+        converted = "\n[The file is a BMP image; it was converted to PNG to be sent.]"
+    dimension = limits["read.image_max_dimension"]
+    try:
+        resized = image_resize.resize(data, mime, dimension)
+    except ValueError as exc:
+        raise ToolError("bad_image", f"{path} is too large to send and {exc}.", path=path) from None
+    observation: dict[str, Any] = {"kind": "image", "mime_type": mime}
+    if converted:
+        observation["converted_from"] = "image/bmp"
+    header = f"Read image file {path} [{mime}, {len(data)} bytes]{converted}"
+    if resized is not None:
+        data = resized.data
+        observation.update(
+            resized=True,
+            width=resized.width,
+            height=resized.height,
+            original_width=resized.original_width,
+            original_height=resized.original_height,
+        )
+        header += (
+            f"\n[The image was resized from {resized.original_width}x{resized.original_height} "
+            f"to {resized.width}x{resized.height} pixels to fit {dimension}x{dimension}: "
+            "positions and sizes in it are scaled by "
+            f"{resized.width / resized.original_width:.4g}.]"
+        )
     return {
-        "content": [
-            text_block(f"Read image file {path} [{mime}, {len(data)} bytes]"),
-            image_block(data, mime),
-        ],
+        "content": [text_block(header), image_block(data, mime)],
         "isError": False,
         "details": {
             "path": path,
             "mimeType": mime,
             "bytes": len(data),
-            "observation": {"kind": "image", "mime_type": mime},
+            "observation": observation,
         },
     }
 

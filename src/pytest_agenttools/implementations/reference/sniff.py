@@ -71,7 +71,7 @@ BINARY_EXTENSIONS = frozenset(
 
 @dataclass(frozen=True)
 class Kind:
-    kind: str  # "text" | "image" | "binary"
+    kind: str  # "text" | "image" | "video" | "binary"
     mime_type: str = ""
     reason: str = ""
 
@@ -85,17 +85,47 @@ def image_mime(sample: bytes) -> str | None:
         return "image/gif"
     if sample[:4] == b"RIFF" and sample[8:12] == b"WEBP":
         return "image/webp"
+    if is_bmp(sample):  # READ-IMG-05: converted to PNG before it is sent
+        return "image/bmp"
     return None
+
+
+#: the sizes of the BMP info headers (BITMAPCOREHEADER to BITMAPV5HEADER)
+BMP_INFO_SIZES = frozenset({12, 40, 52, 56, 64, 108, 124})
+
+
+def is_bmp(sample: bytes) -> bool:
+    """A Windows bitmap: ``BM``, then a file header whose info header has a known size (two
+    letters alone would take many a text file for an image)."""
+    return (
+        len(sample) >= 26
+        and sample.startswith(b"BM")
+        and int.from_bytes(sample[14:18], "little") in BMP_INFO_SIZES
+        and sample[6:10] == b"\0\0\0\0"
+    )
 
 
 #: the control bytes that mark a binary file: C0 except tab, LF and CR, and DEL
 CONTROL_BYTES = bytes(b for b in range(0x20) if b not in (9, 10, 13)) + b"\x7f"
 
 
+def video_mime(sample: bytes) -> str | None:
+    """READ-VID-01: an ISO media file (MP4, QuickTime) by its ``ftyp`` box, or WebM / Matroska
+    by its EBML header."""
+    if sample[4:8] == b"ftyp" and sample[8:12] not in (b"heic", b"heix", b"mif1", b"avif"):
+        return "video/quicktime" if sample[8:12] == b"qt  " else "video/mp4"
+    if sample.startswith(b"\x1a\x45\xdf\xa3"):
+        return "video/webm"
+    return None
+
+
 def classify(sample: bytes, path: str) -> Kind:
     mime = image_mime(sample)
     if mime:
         return Kind("image", mime_type=mime)
+    video = video_mime(sample)
+    if video:
+        return Kind("video", mime_type=video)
     extension = os.path.splitext(path)[1].lower()
     if extension in BINARY_EXTENSIONS:
         return Kind("binary", reason=f"its extension {extension} marks a binary format")

@@ -375,11 +375,24 @@ def _reword_media(
             text = re.sub(r"== Page (\d+) ==", rf"[{path}, page \1]", text)
         return _set_text(result, text)
     if kind == "image":
-        mime = (observation or {}).get("mime_type", "image")
+        seen = observation or {}
+        mime = seen.get("mime_type", "image")
         label = {
             "tagged": f'<image path="{path}" type="{mime}"/>',
             "header_first": f"Read image file: {path} ({mime})",
             "tab_absolute": f"[Image: {path}, {mime}]",
-        }.get(style, text)
+        }.get(style)
+        if label is None:
+            return result
+        if seen.get("converted_from"):  # READ-IMG-05: the type converted from is named
+            label += f" (converted from {seen['converted_from']})"
+        if seen.get("resized"):  # READ-IMG-04: the note stays, in the style's own words
+            was = f"{seen['original_width']}x{seen['original_height']}"
+            now = f"{seen['width']}x{seen['height']}"
+            label += {
+                "tagged": f'\n<resized from="{was}" to="{now}"/>',
+                "header_first": f"\nScaled down from {was} to {now} pixels.",
+                "tab_absolute": f"\t(resized {was} -> {now})",
+            }[style]
         return _set_text(result, label)
     return result
