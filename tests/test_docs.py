@@ -377,7 +377,7 @@ def test_readme_status_counts_are_true() -> None:
     assert said(r"(\d+) active clauses") == len(active)
     for tool in ("read", "write", "edit", "grep", "glob", "bash"):
         assert said(rf"\b{tool} (\d+)") == sum(c.tool == tool for c in active), tool
-    assert said(r"robustness (\d+)") == sum(c.tool == "robust" for c in active)
+    assert said(r"robust (\d+)") == sum(c.tool == "robust" for c in active)
     assert said(r"(\d+) MUST") == sum(c.level == "MUST" for c in active)
     assert said(r"(\d+) SHOULD") == sum(c.level == "SHOULD" for c in active)
     assert said(r"(\d+) deliberately broken implementations") == len(broken_implementations())

@@ -77,6 +77,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_agenttools.report.progress import register
 
         register(config, float(progress))
+    if settings.quick:
+        from pytest_agenttools.run.quick import register as register_quick
+
+        register_quick(config)
     if settings.first_failure:
         from pytest_agenttools.run.selection import FirstFailure
 

@@ -159,3 +159,22 @@ def test_short_tracebacks_leave_out_the_kits_frames(
     text = result.stdout.str()
     assert "expected success" in text, text
     assert ("harness/assertions.py" in text) == shown, text
+
+
+def test_a_clause_is_named_when_its_first_test_fails() -> None:
+    clock, lines = Clock(), list[str]()
+    progress = Progress(10, clock=clock, write=lines.append)
+    clause = [("agenttools_clause", "WRITE-BOM-01")]
+
+    def failed(nodeid: str, **more: Any) -> Any:
+        return SimpleNamespace(
+            when="call", nodeid=nodeid, failed=True, user_properties=clause, **more
+        )
+
+    clock.now += 12
+    drive(progress, "pytest_runtest_logreport", report=failed("t/test_w.py::test_a"))
+    drive(progress, "pytest_runtest_logreport", report=failed("t/test_w.py::test_b"))
+    drive(progress, "pytest_runtest_logreport", report=failed("t/test_w.py::test_c", wasxfail=""))
+    assert lines == ["[agenttools] WRITE-BOM-01 failed, 12 s: test_w.py::test_a"], (
+        "said once, at its first failure; an expected failure is none"
+    )

@@ -32,6 +32,8 @@ READ = [c for c in SPEC.active() if c.tool == "read"]
 READ_CORE_MUST = [c.id for c in READ if c.level == "MUST" and c.conformance_level == CORE]
 NOT_SELECTED = "not selected by this run (tools read)"
 ASSERTION = "AssertionError: assert b'a\\nb' == b'a\\r\\nb'"
+#: the assertion as a report shows it (without the exception type)
+SHOWN = ASSERTION.removeprefix("AssertionError: ")
 
 
 def make_report(
@@ -182,10 +184,12 @@ def test_tally_counts_tests_by_outcome() -> None:
 def test_markdown_shows_levels_reasons_and_assertions() -> None:
     text = to_markdown([partial_run()])
     total = core_must_total(("read", "write"))
-    counts = f"1 failed, 1 failed as expected, 0 blocked, {total - 3} not run"
+    counts = f"1 failed, 1 failed as expected, {total - 3} not run"
     assert f"MUST 1 of {total} passed, {counts}" in text
+    levels = text.split("### Clauses")[0]
+    assert not re.search(r"\b0 (failed|blocked|not run)", levels), "no count of zero is repeated"
     assert NOT_SELECTED in text
-    assert f"**{READ_CORE_MUST[1]}**" in text and ASSERTION in text
+    assert f"**{READ_CORE_MUST[1]}**" in text and SHOWN in text and ASSERTION not in text
     assert "alpha 1.0 (stdio · alpha.json · 2026-11-30 10:00:00 UTC)" in text
 
 
@@ -214,7 +218,7 @@ def test_failing_cell_starts_with_its_assertion() -> None:
     cell = row.group(0)
     shown = cell.index('class="assert"')
     assert shown < cell.index("<details>"), "the assertion must be visible without opening"
-    assert html_module.escape(ASSERTION, quote=True) in cell[shown : cell.index("<details>")]
+    assert html_module.escape(SHOWN, quote=True) in cell[shown : cell.index("<details>")]
 
 
 def test_inline_code_is_rendered_in_html() -> None:
@@ -246,6 +250,40 @@ def test_an_older_report_without_levels_is_still_counted() -> None:
     assert core["MUST"]["not_run"] == core_must_total(("read", "write")) - 1
     not_run = core["MUST"]["not_run"] + core["SHOULD"]["not_run"]
     assert core["not_run_reasons"] == {"not in this run": not_run}
+
+
+def test_a_failing_cell_reads_as_the_tests_message_not_pythons_reprs() -> None:
+    from pytest_agenttools.report.render import readable
+
+    said = (
+        "AssertionError: the observation says 6 bytes written, the file has 11\n"
+        "assert 6 == 11\n"
+        " +  where 6 = WriteObservation(path='/x/s.txt', bytes_written=6).bytes_written"
+    )
+    assert readable(said) == "the observation says 6 bytes written, the file has 11"
+    bare = (
+        "AssertionError: assert b'' == b'\\xff\\xfe'\n  \n  Use -v to get more diff\n"
+        "Failing test case: test_bytes_on_disk(\n"
+        "    tools=<pytest_agenttools.harness.client.ToolClient object at 0x7fd346308710>,"
+    )
+    assert readable(bare) == "assert b'' == b'\\xff\\xfe'", "the assert only without a message"
+    assert readable("x <pytest_agenttools.harness.client.ToolClient object at 0x7f01>") == (
+        "x <ToolClient>"
+    )
+    report = make_report("a", {READ_CORE_MUST[0]: ["failed"]})
+    report["tests"][0]["assertion"] = said
+    run = Run.from_report(report, SPEC)
+    page = to_html([run])
+    row = re.search(rf'<tr class="clause" id="{READ_CORE_MUST[0]}".*?</tr>', page, re.S)
+    assert row
+    visible = row.group(0)[: row.group(0).index("<details>")]
+    assert "the file has 11" in visible
+    assert "WriteObservation(" not in visible and "AssertionError" not in visible
+    blocked = {"outcome": "blocked", "blocked_by": "WRITE-BOM-01"}
+    blocked["message"] = "pytest_agenttools.harness.assertions.Blocked: blocked by WRITE-BOM-01: x"
+    from pytest_agenttools.report.render import blocked_text
+
+    assert blocked_text(blocked) == "blocked by WRITE-BOM-01: x"
 
 
 def test_assertion_of_an_older_record_comes_from_its_message() -> None:
@@ -323,6 +361,37 @@ def test_html_in_a_real_browser(tmp_path: Path) -> None:
     ]
 
 
+#: measures the page as laid out: how wide the document is against the window, and how many
+#: cells of the matrix reach past the window's right edge
+MEASURE = """<script>window.addEventListener('load',function(){
+  const cells=[...document.querySelectorAll('table.matrix td, table.matrix th')];
+  const out=cells.filter(function(c){return c.getBoundingClientRect().right>innerWidth+1;});
+  document.body.dataset.measured=JSON.stringify({width:document.documentElement.scrollWidth,
+    window:innerWidth,out:out.length,cells:cells.length});
+});</script>"""
+
+
+def test_three_runs_side_by_side_fit_the_window(tmp_path: Path) -> None:
+    third = make_report(
+        "gamma",
+        {READ_CORE_MUST[1]: ["failed"]},
+        adapter="MCP adapter `npx some-server {tmp}`",
+    )
+    third["tests"][0]["assertion"] = "AssertionError: " + "b'\\xef\\xbb\\xbf" * 60
+    runs = [*two_runs(), Run.from_report(third, SPEC, "gamma.json")]
+    page = tmp_path / "three.html"
+    page.write_text(to_html(runs).replace("</body>", MEASURE + "</body>"), encoding="utf-8")
+    dom = browser(
+        "--dump-dom", "--window-size=1280,900", page.as_uri(), profile=tmp_path / "p4"
+    ).stdout
+    found = re.search(r'data-measured="([^"]+)"', dom)
+    assert found, "the page did not render"
+    measured = json.loads(html_module.unescape(found.group(1)))
+    assert measured["cells"] > 3 * len(SPEC.active())
+    assert measured["out"] == 0, f"cells of the matrix are cut off at the window's edge: {measured}"
+    assert measured["width"] <= measured["window"], measured
+
+
 def png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
@@ -383,5 +452,5 @@ def test_verbose_lists_every_clause_with_failing_assertions() -> None:
     not_selected = next(c for c in READ_CORE_MUST[3:])
     (line,) = [line for line in verbose if line.split()[1:2] == [not_selected]]
     assert line.split()[0] == "skip" and f"(not run: {NOT_SELECTED})" in line
-    failing = f"        test_x.py::test_{READ_CORE_MUST[1]}[0]: {ASSERTION}"
+    failing = f"        test_x.py::test_{READ_CORE_MUST[1]}[0]: {SHOWN}"
     assert failing in verbose and failing not in quiet

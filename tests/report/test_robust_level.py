@@ -16,7 +16,7 @@ from tests.support import SERVERS, run_agenttools
 def test_robust_clauses_form_their_own_level() -> None:
     robust = [c for c in load().active() if c.tool == "robust"]
     assert len(robust) >= 18
-    assert all(c.conformance_level == "robustness" for c in robust)
+    assert all(c.conformance_level == "robust" for c in robust)
     assert all(c.for_every_implementation for c in robust)
     assert not any(c.for_every_implementation for c in load().active() if c.tool == "read")
     stdio_only = {c.id for c in robust if c.transports == ("stdio",)}
@@ -35,9 +35,9 @@ def test_report_counts_robustness_apart_and_never_as_an_undeclared_tool() -> Non
         report.tests[nodeid] = Record(nodeid, clause, outcome)
     levels = report.levels(load())
     must = sum(1 for c in load().active() if c.tool == "robust" and c.level == "MUST")
-    assert levels["robustness"]["MUST"]["passed"] == 1
+    assert levels["robust"]["MUST"]["passed"] == 1
     # the skipped clause and every robust clause the run did not select are not run
-    assert levels["robustness"]["MUST"]["not_run"] == must - 1
+    assert levels["robust"]["MUST"]["not_run"] == must - 1
     undeclared = undeclared_tools(load(), report.implementation)
     assert set(undeclared) == {"write", "edit", "grep", "glob", "bash"}
 
@@ -72,14 +72,14 @@ def test_stdio_clauses_are_not_run_in_process_with_the_reason(tmp_path: Path) ->
     assert data["clauses"]["ROBUST-ID-01"] == "skipped"
     assert "stdio" in data["not_run"]["ROBUST-ID-01"]
     must = sum(1 for c in load().active() if c.tool == "robust" and c.level == "MUST")
-    assert data["levels"]["robustness"]["MUST"] == {
+    assert data["levels"]["robust"]["MUST"] == {
         "passed": 1,
         "failed": 0,
         "expected": 0,
         "blocked": 0,
         "not_run": must - 1,  # ROBUST-ID-01 in process, and every clause the run left out
     }
-    reasons = data["levels"]["robustness"]["not_run_reasons"]
+    reasons = data["levels"]["robust"]["not_run_reasons"]
     assert sum(reasons.values()) == must - 1 and len(reasons) == 2
 
 
@@ -110,3 +110,18 @@ def test_protocol_clauses_catch_a_naive_server(tmp_path: Path) -> None:
     clauses = json.loads(report.read_text())["clauses"]
     for ident in ("ROBUST-LINE-01", "ROBUST-ID-01", "ROBUST-ID-02"):
         assert clauses.get(ident) == "failed", (ident, clauses)
+
+
+def test_one_name_for_the_robust_clauses_in_the_flag_the_marker_and_the_level(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from pytest_agenttools.cli.commands import main
+    from pytest_agenttools.spec.clauses import LEVEL_TOOLS
+
+    assert LEVEL_TOOLS == {"robust": "robust"}, "the level is named as the tool (--tools robust)"
+    tagged = [c.id for c in load().active() if "robustness" in c.tags]
+    assert tagged and all(c.tool != "robust" for c in load().by_id().values() if c.id in tagged)
+    # "robustness" is a tag of other tools' clauses, so it is no alias: an error that says both
+    assert main(["run", "--tools", "robustness"]) == 2
+    said = capsys.readouterr().err
+    assert "--tools robust" in said and "--features robustness" in said

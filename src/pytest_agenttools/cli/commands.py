@@ -106,7 +106,16 @@ def _check_selection(ns: argparse.Namespace) -> str | None:
     tools = sorted({c.tool for c in spec.clauses})
     unknown = sorted(split_list(ns.tools) - set(tools))
     if unknown:
-        return f"--tools: unknown tool(s) {', '.join(unknown)}; the tools are {', '.join(tools)}"
+        hint = ""
+        if "robustness" in unknown:
+            hint = (
+                "; the ROBUST-* clauses (the level 'robust') are --tools robust, and "
+                "--features robustness chooses the other tools' clauses tagged robustness"
+            )
+        return (
+            f"--tools: unknown tool(s) {', '.join(unknown)}; the tools are {', '.join(tools)}"
+            + hint
+        )
     tags = {f for c in spec.clauses for f in (*c.features, *c.tags)} | set(spec.features)
     unknown = sorted(split_list(ns.features) - tags)
     if unknown:

@@ -17,6 +17,10 @@ from importlib import resources
 from pathlib import Path
 
 PLACEHOLDER = "__NAME__"
+#: the page of MUST clauses that surprise implementers (docs/what-the-suite-asks.md), written
+#: beside each skeleton's README so that a user of the installed kit has it too
+ASKS = "WHAT-THE-SUITE-ASKS.md"
+ASKS_TEMPLATE = "what-the-suite-asks.md.tmpl"
 DEFAULT_NAME = "mytools"
 
 
@@ -46,6 +50,7 @@ SKELETONS: dict[str, Skeleton] = {
             ("adapter.py", "python/adapter.py.tmpl"),
             ("README.md", "python/README.md.tmpl"),
             ("expectations.toml", "expectations.toml.tmpl"),
+            (ASKS, ASKS_TEMPLATE),
         ),
         run="agenttools run --impl adapter.py:create",
     ),
@@ -55,6 +60,7 @@ SKELETONS: dict[str, Skeleton] = {
             ("server.mjs", "node/server.mjs.tmpl"),
             ("README.md", "node/README.md.tmpl"),
             ("expectations.toml", "expectations.toml.tmpl"),
+            (ASKS, ASKS_TEMPLATE),
         ),
         run='agenttools run --cmd "node server.mjs"',
     ),
@@ -65,6 +71,7 @@ SKELETONS: dict[str, Skeleton] = {
             ("go.mod", "go/go.mod.tmpl"),
             ("README.md", "go/README.md.tmpl"),
             ("expectations.toml", "expectations.toml.tmpl"),
+            (ASKS, ASKS_TEMPLATE),
         ),
         build=f"go build -o {PLACEHOLDER}-adapter .",
         run=f"agenttools run --cmd ./{PLACEHOLDER}-adapter",

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, Phase, settings
 from pytest_agenttools import Manifest, ToolClient, Workspace
 from pytest_agenttools.conformance.confine_support import Confined, confined_roots
 from pytest_agenttools.conformance.strategies import CI_EXAMPLES
+from pytest_agenttools.run.quick import QUICK_EXAMPLES
 from pytest_agenttools.run.session import get_session
 
 _COMMON: dict[str, Any] = {
@@ -32,6 +33,14 @@ settings.register_profile("fuzz", max_examples=CI_EXAMPLES * 50, **_COMMON)
 settings.register_profile(
     "verdict",
     max_examples=CI_EXAMPLES,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    **_COMMON,
+)
+
+#: a quick run's (``--agenttools-quick``): a first verdict, few examples, none shrunk
+settings.register_profile(
+    "quick",
+    max_examples=QUICK_EXAMPLES,
     phases=[Phase.explicit, Phase.reuse, Phase.generate],
     **_COMMON,
 )

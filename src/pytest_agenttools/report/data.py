@@ -169,12 +169,15 @@ def compute_levels(
     verdicts: Mapping[str, str],
     not_run: Mapping[str, str],
     implementation: Mapping[str, Any],
+    *,
+    provisional: bool = False,
 ) -> dict[str, Any]:
     """Per conformance level (core, then each feature) and requirement level (MUST, SHOULD):
     how many clauses passed, failed, failed as expected, were blocked by another clause's
     precondition and did not run, and why not.
 
     Every active clause of a declared tool counts, whether or not this run selected it.
+    ``provisional`` (a quick run): each level says so, and none is awarded.
     """
     manifest = implementation.get("manifest")
     features = set(manifest.get("features") or ()) if isinstance(manifest, Mapping) else set()
@@ -191,6 +194,7 @@ def compute_levels(
                 "MUST": dict.fromkeys(VERDICTS, 0),
                 "SHOULD": dict.fromkeys(VERDICTS, 0),
                 "not_run_reasons": {},
+                **({"provisional": True} if provisional else {}),
             },
         )
         verdict = level_verdict(verdicts.get(clause.id))
@@ -295,6 +299,8 @@ class ConformanceReport:
     expectations: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)
     selection: RunSelection = field(default_factory=RunSelection)
+    #: a quick run (``run.quick``): its verdicts are provisional and award no level
+    quick: bool = False
 
     def add(self, report: pytest.TestReport) -> None:
         props = _properties(report)
@@ -387,6 +393,7 @@ class ConformanceReport:
             "implementation": self.implementation,
             "started": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(self.started)),
             "selection": self.selection.to_json(),
+            "quick": self.quick,
             "summary": self.summary(),
             "duration": round(time.time() - self.started, 3),
             "clauses": verdicts,
@@ -397,7 +404,9 @@ class ConformanceReport:
             "tests": [r.to_json() for r in sorted(self.tests.values(), key=lambda r: r.nodeid)],
         }
         if spec is not None:
-            data["levels"] = compute_levels(spec, verdicts, not_run, self.implementation)
+            data["levels"] = compute_levels(
+                spec, verdicts, not_run, self.implementation, provisional=self.quick
+            )
             data["undeclared_tools"] = undeclared_tools(spec, self.implementation)
         return data
 

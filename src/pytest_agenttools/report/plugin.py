@@ -112,7 +112,7 @@ class ReportPlugin:
         self.config = config
         self.expectations = expectations
         self.path = path
-        self.report = ConformanceReport()
+        self.report = ConformanceReport(quick=get_session(config).settings.quick)
         self.worker_matched: set[str] | None = None
 
     def is_worker(self) -> bool:

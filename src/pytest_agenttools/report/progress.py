@@ -1,8 +1,10 @@
 """Progress while the suite runs (``--agenttools-progress=SECONDS``; ``agenttools run`` sets 10):
 a line every SECONDS with the tests done of the total, the time elapsed, and the test that has
-been running longest, so a run that waits out a hang is seen to wait, and on what::
+been running longest, so a run that waits out a hang is seen to wait, and on what; and a line
+as soon as a clause fails (its first failing test), so a failure is known when it happens::
 
     [agenttools] 412/962 tests, 1 min 03 s; running longest: test_bash_kill.py::test_x (24 s)
+    [agenttools] WRITE-BOM-01 failed, 1 min 05 s: test_write.py::test_bom_kept
 
 It works where the reports arrive: in the one process of a serial run, on the controller under
 xdist (``pytest_runtest_logstart`` and ``pytest_runtest_logreport`` are forwarded there). A
@@ -22,6 +24,8 @@ from collections.abc import Callable, Generator
 from typing import Any
 
 import pytest
+
+from pytest_agenttools.run.selection import CLAUSE_PROPERTY
 
 #: the plugin's name: ``-p no:agenttools-progress`` leaves it out
 PROGRESS_PLUGIN = "agenttools-progress"
@@ -69,6 +73,8 @@ class Progress:
         self.done = 0
         #: the tests running now, by node id, with when each started
         self.running: dict[str, float] = {}
+        #: the clauses a test of which failed (each is said once, as it fails)
+        self.failed: set[str] = set()
         self.lock = threading.Lock()
         self.write = write
         self._stop = threading.Event()
@@ -110,6 +116,16 @@ class Progress:
     def test_started(self, nodeid: str) -> None:
         self.running[nodeid] = self.clock()
 
+    def clause_failed(self, nodeid: str, properties: dict[str, Any]) -> str | None:
+        """The line saying a clause failed, the first time one of its tests fails (a verdict
+        is known from then on); None for a later failure or a test of no clause."""
+        clause = properties.get(CLAUSE_PROPERTY)
+        if not isinstance(clause, str) or clause in self.failed:
+            return None
+        self.failed.add(clause)
+        now = self.clock()
+        return f"{PREFIX} {clause} failed, {duration(now - self.started)}: {short_id(nodeid)}"
+
     def test_ended(self, nodeid: str) -> None:
         if self.running.pop(nodeid, None) is not None:
             self.done += 1
@@ -137,6 +153,10 @@ class Progress:
         with self.lock:
             if report.when == "teardown":
                 self.test_ended(report.nodeid)
+            elif getattr(report, "failed", False) and not hasattr(report, "wasxfail"):
+                text = self.clause_failed(report.nodeid, dict(report.user_properties))
+                if text is not None and self.write is not None:
+                    self.write(text)
             return (yield)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)

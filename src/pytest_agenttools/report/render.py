@@ -37,6 +37,11 @@ LEVEL_COUNTS = (
     ("blocked", "blocked"),
     ("not_run", "not run"),
 )
+#: what every form says of a quick run
+QUICK_NOTE = (
+    "a first, provisional verdict; no conformance level is awarded, and the tests it left out "
+    "are 'not run in --quick'. Run without --quick for the full verdict"
+)
 #: a clause verdict as the terminal shows it
 MARKS = {
     "passed": "pass",
@@ -73,6 +78,8 @@ class Run:
     problems: tuple[str, ...] = ()
     source: str = ""
     started: str = ""
+    #: a quick run (``--quick``): provisional verdicts, no conformance level awarded
+    quick: bool = False
 
     @classmethod
     def from_report(cls, data: Mapping[str, Any], spec: Spec, source: str = "") -> Run:
@@ -84,7 +91,10 @@ class Run:
         for test in data.get("tests") or ():
             if test.get("clause"):
                 tests.setdefault(str(test["clause"]), []).append(test)
-        levels = data.get("levels") or compute_levels(spec, verdicts, not_run, impl)
+        quick = bool(data.get("quick"))
+        levels = data.get("levels") or compute_levels(
+            spec, verdicts, not_run, impl, provisional=quick
+        )
         undeclared = data.get("undeclared_tools")
         if undeclared is None:
             undeclared = undeclared_tools(spec, impl)
@@ -100,6 +110,7 @@ class Run:
             problems=tuple(str(p) for p in data.get("problems") or ()),
             source=source,
             started=str(data.get("started") or ""),
+            quick=quick,
         )
 
     @property
@@ -119,6 +130,8 @@ class Run:
     def detail(self) -> str:
         """How this run differs from another of the same implementation."""
         parts = [self.adapter_kind]
+        if self.quick:
+            parts.append("quick run")
         if self.source:
             parts.append(os.path.basename(self.source))
         if self.started:
@@ -162,7 +175,7 @@ class Run:
 
 def blocked_text(test: Mapping[str, Any]) -> str:
     """A blocked test's reason as one line: ``blocked by READ-OFF-01: ...``."""
-    text = why_not_run(str(test.get("message") or ""))
+    text = EXCEPTION_PREFIX.sub("", why_not_run(str(test.get("message") or "")))
     owner = test.get("blocked_by")
     if owner and not text.startswith("blocked by"):
         text = f"blocked by {owner}: {text}"
@@ -173,6 +186,39 @@ def assertion(test: Mapping[str, Any]) -> str:
     """The failing assertion of a test record (older reports: found in its message)."""
     found = str(test.get("assertion") or "")
     return found or assertion_of(str(test.get("message") or ""))
+
+
+#: lines of pytest's and hypothesis's introspection that follow an assertion: how pytest found
+#: its values, its diff hints, the generated arguments (object reprs, addresses)
+INTROSPECTION = re.compile(
+    r"^\s*(\+\s*where |\+\s*and |At index \d+ diff|Use -v to get|Full diff:|Failing test case:|"
+    r"Falsifying example:|You can reproduce|Omitting \d+ identical)"
+)
+#: a Python default repr: ``<package.module.Name object at 0x7f...>``
+OBJECT_REPR = re.compile(r"<(?:[\w.]+\.)?(\w+) object at 0x[0-9a-f]+>")
+#: the exception type before a message: ``AssertionError: `` or a dotted
+#: ``pytest_agenttools.harness.assertions.Blocked: ``
+EXCEPTION_PREFIX = re.compile(
+    r"^(?:[a-z_]\w*\.)*(?:[A-Z]\w*(?:Error|Exception|Failed)|Blocked|Skipped|Failed): "
+)
+
+
+def readable(text: str, lines: int = 3) -> str:
+    """A failing assertion as a person reads it: the test's own message (without the exception
+    type), not pytest's introspection of it (``+ where 6 = WriteObservation(...)``, diff hints,
+    hypothesis's generated arguments); an ``assert`` line only when there is no message, with
+    object reprs shortened to their type (``<ToolClient>``)."""
+    kept: list[str] = []
+    for line in text.splitlines():
+        if INTROSPECTION.match(line):
+            break
+        line = EXCEPTION_PREFIX.sub("", line.rstrip())
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("assert ") and kept:
+            break  # the message said it; pytest's rewrite of the expression adds nothing
+        kept.append(OBJECT_REPR.sub(r"<\1>", line))
+    return "\n".join(kept[:lines])
 
 
 def runs_from_reports(spec: Spec, reports: Sequence[tuple[str, Mapping[str, Any]]]) -> list[Run]:
@@ -202,11 +248,13 @@ def level_names(runs: Sequence[Run]) -> list[str]:
 
 
 def level_counts(entry: Mapping[str, Any], requirement: str) -> str:
-    """``29 of 126 passed, 0 failed, 0 failed as expected, 97 not run``; every count shown."""
+    """``29 of 126 passed, 97 not run``: how many passed of how many, then only the counts that
+    are not zero (a column of ``0 failed, 0 failed as expected, 0 blocked`` hides the one that
+    matters)."""
     counts = entry.get(requirement) or {}
     total = sum(int(counts.get(k, 0)) for k, _ in LEVEL_COUNTS)
     shown = [f"{counts.get('passed', 0)} of {total} passed"]
-    shown += [f"{counts.get(k, 0)} {word}" for k, word in LEVEL_COUNTS[1:]]
+    shown += [f"{counts.get(k, 0)} {word}" for k, word in LEVEL_COUNTS[1:] if counts.get(k, 0)]
     return ", ".join(shown)
 
 
@@ -226,10 +274,12 @@ def requirements(entry: Mapping[str, Any]) -> list[str]:
 def level_state(entry: Mapping[str, Any]) -> str:
     """``failed`` when a MUST clause failed, ``complete`` when every MUST clause passed (or
     failed as expected), else ``partial`` (a MUST clause blocked or not run): the class of the
-    level's cell."""
+    level's cell. A quick run's level is never complete: ``provisional`` at best."""
     must = entry.get("MUST") or {}
     if must.get("failed"):
         return "failed"
+    if entry.get("provisional"):
+        return "provisional"
     unjudged = must.get("not_run") or must.get("blocked")
     return "partial" if unjudged or not sum(must.values()) else "complete"
 
@@ -278,6 +328,8 @@ def terminal_lines(run: Run, *, verbose: bool = False, problems: bool = True) ->
     implementation does not declare."""
     impl = run.implementation
     lines = [f"agenttools: {run.name} via {impl.get('adapter', '?')}"]
+    if run.quick:
+        lines.append(f"  QUICK RUN (--quick): {QUICK_NOTE}")
     if not impl.get("name"):
         errors = [t for tests in run.tests.values() for t in tests if t.get("outcome") == "error"]
         if errors:  # the first error says why (a start-up failure fails every test alike)
@@ -304,7 +356,7 @@ def terminal_lines(run: Run, *, verbose: bool = False, problems: bool = True) ->
         lines.append(f"  {mark:5} {clause_id:18} {level:6} {title}  ({detail})")
         if verbose:
             for test in run.failing_tests(clause_id):
-                said = "".join(assertion(test).splitlines()[:1])
+                said = readable(assertion(test), 1)
                 lines.append(f"        {test.get('id', test.get('nodeid'))}: {said}")
     for tool, count in run.undeclared_tools.items():
         lines.append(f"  not run: tool {tool} is not declared ({count} clauses)")
@@ -318,6 +370,8 @@ def terminal_lines(run: Run, *, verbose: bool = False, problems: bool = True) ->
     )
     if problems:
         lines += [f"  ! {problem}" for problem in run.problems]
+    if run.quick:
+        lines.append("  provisional (quick run): no conformance level awarded")
     return lines
 
 
@@ -362,6 +416,11 @@ def to_markdown(runs: Sequence[Run]) -> str:
         "| level | " + " | ".join(_md_cell(h) for h in heads) + " |",
         "|---|" + "---|" * len(runs),
     ]
+    quick_notes = [
+        f"**Quick run** (`--quick`) of {_md_cell(f'{name} ({detail})')}: {QUICK_NOTE}."
+        for run, (name, detail) in zip(runs, labels, strict=True)
+        if run.quick
+    ]
     for name in level_names(runs):
         cells = []
         for run in runs:
@@ -370,6 +429,8 @@ def to_markdown(runs: Sequence[Run]) -> str:
                 cells.append("-")
                 continue
             parts = [f"{r} {level_counts(entry, r)}" for r in requirements(entry)]
+            if entry.get("provisional"):
+                parts.insert(0, "provisional (quick run): no level awarded")
             reasons = not_run_reasons(entry)
             if reasons:
                 parts.append("not run: " + "; ".join(reasons))
@@ -377,6 +438,8 @@ def to_markdown(runs: Sequence[Run]) -> str:
         declared = all((run.levels.get(name) or {}).get("declared", True) for run in runs)
         label = name if declared else f"{name} (not declared)"
         lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    if quick_notes:
+        lines += ["", *quick_notes]
     for run, (name, detail) in zip(runs, labels, strict=True):
         if run.undeclared_tools:
             tools = ", ".join(f"{t} ({n} clauses)" for t, n in run.undeclared_tools.items())
@@ -408,7 +471,7 @@ def to_markdown(runs: Sequence[Run]) -> str:
             for test in run.failing_tests(clause.id):
                 if test.get("outcome") not in ("failed", "error"):
                     continue
-                said = assertion(test).splitlines()[:1]
+                said = readable(assertion(test), 1).splitlines()[:1]
                 failures.append(
                     f"- {name} ({detail}): **{clause.id}** `{test.get('id', test.get('nodeid'))}`"
                     + (f": {_md_code(said[0])}" if said else "")
@@ -447,7 +510,13 @@ details pre{white-space:pre-wrap;max-width:60em;max-height:24em;overflow:auto;fo
 background:#f6f8fa;padding:6px;margin:4px 0}
 .levels td{font-variant-numeric:tabular-nums}.levels .why{max-width:none}
 .level-failed{background:#fff0ef}.level-complete{background:#f0fbf3}
-.levels .req{font-weight:600;margin-right:.3em}
+.level-provisional{background:#fffbe6}.quick{background:#fff8c5;border:1px solid #d4a72c;
+padding:6px 10px;max-width:60em}
+table.matrix{table-layout:fixed;width:100%;min-width:calc(18em + var(--runs) * 16em)}
+table.matrix col.name{width:18em}
+table.matrix td,table.matrix th{overflow-wrap:anywhere}
+table.matrix .assert,table.matrix details pre{max-width:100%}
+.levels .req{font-weight:600;margin-right:.3em}.levels .zero{display:none}
 .filters{margin:.8em 0}.filters label{margin-right:1em}
 """
 
@@ -512,7 +581,7 @@ def _cell_html(run: Run, clause: Clause) -> str:
         )
     failing = run.failing_tests(clause.id)
     first = failing[0] if failing else {}
-    said = assertion(first).splitlines()[:3] if first else []
+    said = readable(assertion(first)).splitlines() if first else []
     head = (
         f'<span class="verdict">{label}</span> <span class="why">{_e(run.tally(clause.id))}</span>'
     )
@@ -544,11 +613,14 @@ def _level_cell(run: Run, name: str) -> str:
             f'<span data-k="passed">{int(counts.get("passed", 0))}</span> of '
             f'<span data-k="total">{total}</span> passed'
         ]
+        # every count is in the page (for scripts); a zero is not shown (a column of zeros
+        # hides the count that matters)
         shown += [
-            f'<span data-k="{k}">{int(counts.get(k, 0))}</span> {word}'
+            f'<span class="{"count zero" if not counts.get(k) else "count"}">, '
+            f'<span data-k="{k}">{int(counts.get(k, 0))}</span> {word}</span>'
             for k, word in LEVEL_COUNTS[1:]
         ]
-        numbers = ", ".join(shown)
+        numbers = "".join(shown)
         rows.append(
             f'<div class="{requirement.lower()}"><span class="req">{requirement}</span>'
             f"{numbers}</div>"
@@ -556,6 +628,8 @@ def _level_cell(run: Run, name: str) -> str:
     reasons = not_run_reasons(entry)
     if reasons:
         rows.append(f'<span class="why">not run: {_e("; ".join(reasons))}</span>')
+    if entry.get("provisional"):
+        rows.insert(0, '<div class="req">provisional (quick run): no level awarded</div>')
     state = level_state(entry)
     return f'<td class="level-{state}" data-level="{_e(name)}">{"".join(rows)}</td>'
 
@@ -575,6 +649,12 @@ def to_html(runs: Sequence[Run], title: str = "Agent tools conformance") -> str:
         for name in level_names(runs)
     )
     notes = []
+    quick = [
+        f'<p class="quick"><b>Quick run</b> (<code>--quick</code>) of {_e(name)} ({_e(detail)}): '
+        f"{_e(QUICK_NOTE)}.</p>"
+        for run, (name, detail) in zip(runs, labels, strict=True)
+        if run.quick
+    ]
     for run, (name, detail) in zip(runs, labels, strict=True):
         who = f"{_e(name)} ({_e(detail)})"
         if run.undeclared_tools:
@@ -616,6 +696,7 @@ then each optional feature), how many MUST and SHOULD clauses passed, failed, fa
 not hold) and did not run, and why. A cell of the matrix is the clause's verdict
 for that run; a failing cell starts with its failing assertion, and opens to the clause text and
 the full output.</p>
+{"".join(quick)}
 <h2>Conformance levels</h2>
 <table class="levels"><thead><tr><th>level</th>{head}</tr></thead>
 <tbody>{level_rows}</tbody></table>
@@ -624,7 +705,9 @@ the full output.</p>
 <div class="filters"><label>tool <select id="tool"><option value="">all</option>{tool_options}
 </select></label><label>feature <select id="feature"><option value="">all</option>
 {feature_options}</select></label> <span id="shown"></span> clauses shown</div>
-<table class="matrix"><thead><tr><th>clause</th>{head}</tr></thead>
+<table class="matrix" style="--runs:{len(runs)}">
+<colgroup><col class="name">{"<col>" * len(runs)}</colgroup>
+<thead><tr><th>clause</th>{head}</tr></thead>
 <tbody>{"".join(rows)}</tbody></table>
 <script type="application/json" id="agenttools-levels">{_e(json.dumps(data))}</script>
 </body></html>

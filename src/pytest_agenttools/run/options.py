@@ -11,6 +11,8 @@ import pytest
 
 from pytest_agenttools.connect.base import Target
 
+#: the hypothesis profiles of the property suites (conformance/conftest.py registers them)
+HYPOTHESIS_PROFILES = ("ci", "dev", "fuzz", "verdict", "quick")
 #: how an option's value is read: text, a switch, or a number
 Kind = Literal["string", "bool", "float"]
 
@@ -163,8 +165,19 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option(
         "hypothesis_profile",
-        "hypothesis profile of the property suites: ci (default), dev, fuzz, verdict (ci unshrunk)",
+        "hypothesis profile of the property suites: ci (default), dev, fuzz, verdict (ci "
+        "unshrunk), quick (5 examples, unshrunk: the default of a quick run)",
         metavar="PROFILE",
+    ),
+    Option(
+        "quick",
+        "a first verdict fast: every selected clause judged by its fewest tests (one case of a "
+        "parametrized test, 5 examples per property, a test that waits out a timeout only where "
+        "its clause has no other, each clause until its first failure); the rest is 'not run in "
+        "--quick'. Provisional: the report says quick and awards no conformance level; then "
+        "run the full suite",
+        kind="bool",
+        run_flag="--quick",
     ),
 )
 
@@ -231,6 +244,8 @@ class Settings:
     features: str | None = None
     clauses: str | None = None
     first_failure: bool = False
+    #: a quick run (``run.quick``): provisional verdicts, no conformance level
+    quick: bool = False
     #: every option's value by name, as read (the typed fields above are the kit's own view)
     values: Mapping[str, Any] = field(default_factory=dict)
 
@@ -296,10 +311,12 @@ def read_settings(config: pytest.Config) -> Settings:
         raise pytest.UsageError(
             f"--agenttools-call-timeout={raw_timeout!r} must be a number of seconds above 0"
         ) from None
-    profile = text("agenttools_hypothesis_profile") or "ci"
-    if profile not in ("ci", "dev", "fuzz", "verdict"):
+    quick = bool(_value(config, "agenttools_quick"))
+    profile = text("agenttools_hypothesis_profile") or ("quick" if quick else "ci")
+    if profile not in HYPOTHESIS_PROFILES:
         raise pytest.UsageError(
-            f"--agenttools-hypothesis-profile={profile!r}: choose ci, dev, fuzz or verdict"
+            f"--agenttools-hypothesis-profile={profile!r}: choose "
+            f"{', '.join(HYPOTHESIS_PROFILES[:-1])} or {HYPOTHESIS_PROFILES[-1]}"
         )
     values: dict[str, Any] = {}
     for row in OPTIONS:
@@ -333,5 +350,6 @@ def read_settings(config: pytest.Config) -> Settings:
         tools=text("agenttools_tools"),
         features=text("agenttools_features"),
         clauses=text("agenttools_clauses"),
-        first_failure=bool(_value(config, "agenttools_first_failure")),
+        first_failure=quick or bool(_value(config, "agenttools_first_failure")),
+        quick=quick,
     )

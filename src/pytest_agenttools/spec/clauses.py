@@ -23,8 +23,10 @@ KINDS = ("behaviour", "presentation")
 OBSERVES = ("observation", "disk", "processes", "text", "protocol", "manifest")
 CORE = "core"
 #: clause "tools" that are no tool: their clauses apply to every implementation whatever tools
-#: it declares, and form a conformance level of their own (the value)
-LEVEL_TOOLS: Mapping[str, str] = {"robust": "robustness"}
+#: it declares, and form a conformance level of their own (the value). The robust clauses' level
+#: is named as their tool is (``--tools robust``, ``-m robust``): "robustness" is a topic tag of
+#: other tools' clauses (``--features robustness``), so it cannot stand for them too
+LEVEL_TOOLS: Mapping[str, str] = {"robust": "robust"}
 #: how the kit reaches an implementation (``Adapter.transport``); a clause naming some of them
 #: in ``transports`` judges something only those carry (raw protocol lines: stdio)
 TRANSPORTS = ("in-process", "stdio", "mcp")
@@ -53,7 +55,8 @@ class Clause:
     @property
     def conformance_level(self) -> str:
         """``core``, the feature(s) the clause belongs to (``read.pdf``), or the level of a
-        clause "tool" that is no tool (``robustness``)."""
+        clause "tool" that is no tool (``robust``: one name for the tool of ``--tools robust``,
+        the marker and the level)."""
         if self.features:
             return "+".join(self.features)
         return LEVEL_TOOLS.get(self.tool, CORE)
