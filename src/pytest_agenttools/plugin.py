@@ -71,6 +71,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_agenttools.report.progress import register
 
         register(config, float(progress))
+    from pytest_agenttools.run import stress
+
+    stress.register(config, settings.values.get("stress"))
     if settings.first_failure:
         from pytest_agenttools.run.selection import FirstFailure
 
@@ -87,8 +90,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from pytest_agenttools.run import stress
     from pytest_agenttools.run.session import SESSION_KEY
 
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()
+    stress.stop(config)
