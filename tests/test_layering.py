@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "harness.exception_text",
         "harness.scratch",
         "harness.tracebacks",
+        "harness.clock",
     ),
     ("fixtures",),
     ("implementations.reference",),

@@ -81,6 +81,9 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_agenttools.run.quick import register as register_quick
 
         register_quick(config)
+    from pytest_agenttools.run import stress
+
+    stress.register(config, settings.values.get("stress"))
     if settings.first_failure:
         from pytest_agenttools.run.selection import FirstFailure
 
@@ -97,8 +100,10 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    from pytest_agenttools.run import stress
     from pytest_agenttools.run.session import SESSION_KEY
 
     session = config.stash.get(SESSION_KEY, None)
     if session is not None:
         session.close()
+    stress.stop(config)

@@ -601,7 +601,7 @@ def _table_options(parser: argparse.ArgumentParser, *, call: bool = False) -> No
         if row.kind == "bool":
             target.add_argument(row.run_flag, dest=row.name, action="store_true", help=help_text)
         else:
-            kind = float if row.kind == "float" else str
+            kind = {"float": float, "int": int}.get(row.kind, str)
             target.add_argument(
                 row.run_flag, dest=row.name, type=kind, metavar=row.metavar, help=help_text
             )

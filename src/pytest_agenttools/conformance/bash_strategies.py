@@ -31,6 +31,7 @@ from hypothesis import strategies as st
 
 from pytest_agenttools import Manifest, ToolCall, ToolClient, ToolResult
 from pytest_agenttools.harness.assertions import bash_obs
+from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.observations import BashObservation
 
 #: a TERM-ignoring process must be gone this long after a timeout when no grace is declared
@@ -81,7 +82,7 @@ def processes_in(root: Path) -> list[int]:
 def survivors(root: Path, pids: Iterable[int] = (), settle: float = 0.3) -> list[int]:
     """Recorded pids and workspace processes still alive (``settle`` s for reaping races)."""
     pids = list(pids)
-    deadline = time.monotonic() + settle
+    deadline = time.monotonic() + scaled(settle)
     while True:
         alive = sorted({p for p in pids if is_alive(p)} | set(processes_in(root)))
         if not alive or time.monotonic() >= deadline:
@@ -137,7 +138,7 @@ def expect_no_survivor(
 
 def wait_for_file(path: Path, timeout: float = 20.0, minimum: int = 1) -> list[int]:
     """Wait until ``path`` lists at least ``minimum`` pids; return them."""
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while time.monotonic() < deadline:
         found = recorded_pids(path.parent, path.name)
         if len(found) >= minimum:
@@ -170,7 +171,7 @@ def complete(
     obs = bash_obs(result)
     if not (obs.background and obs.running and obs.task_id):
         return result, obs, False
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + scaled(timeout)
     while True:
         polled = tools.call("task_output", task_id=obs.task_id, block=True, timeout=5)
         polled_obs = bash_obs(polled)
@@ -182,6 +183,7 @@ def drain(tools: ToolClient, task_id: str, timeout: float = 30.0) -> tuple[str, 
     """Poll ``task_id`` until it no longer runs; every observed output joined, and the results."""
     outputs: list[str] = []
     results: list[ToolResult] = []
+    timeout = scaled(timeout)
     deadline = time.monotonic() + timeout
     while True:
         result = tools.call("task_output", task_id=task_id, block=True, timeout=5)

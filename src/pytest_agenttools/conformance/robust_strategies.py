@@ -24,6 +24,7 @@ from typing import Any, Final, Literal
 from hypothesis import strategies as st
 
 from pytest_agenttools import AdapterError, ProtocolError, ToolCall, ToolClient, ToolResult
+from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.exception_text import find_exception_text
 
 #: every hostile call must be answered within this many seconds
@@ -425,6 +426,7 @@ def judge_call(
     text, a JSON-RPC error where a result was due (codes in ``protocol_codes`` are allowed),
     or what ``check`` says about the result."""
     ledger.calls += 1
+    deadline = scaled(deadline)  # a quiet machine's bound, widened by the slowdown measured
     where = describe_call(call)
     died = hung = ""
     started = time.monotonic()

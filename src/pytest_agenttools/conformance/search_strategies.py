@@ -36,6 +36,7 @@ from pytest_agenttools.harness.assertions import (
     shown,
     shown_forms,
 )
+from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.observations import GlobObservation, GrepObservation
 from pytest_agenttools.run.session import NOT_RUN, get_session
 
@@ -176,7 +177,7 @@ class TimeoutCase:
                 f"with an error; it answered {shown(result)}"
             )
             return
-        assert elapsed <= self.limit + TIMEOUT_GRACE_S, (
+        assert elapsed <= self.limit + scaled(TIMEOUT_GRACE_S), (
             f"the call took {elapsed:.1f} s, but {name} is {self.limit} s"
         )
 

@@ -35,6 +35,7 @@ from pytest_agenttools.harness.assertions import (
     masked_text,
     precondition,
 )
+from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.markers import clause, long
 
 CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
@@ -77,7 +78,9 @@ def test_background_refused_when_undeclared(
     result = tools.call("bash", command="touch ran", run_in_background=True, timeout=10)
     what = "run_in_background with bash.background undeclared"
     expect_refused(result, ws, what)
-    deadline = time.monotonic() + 1.0  # a task started anyway creates the file a moment later
+    deadline = time.monotonic() + scaled(
+        1.0
+    )  # a task started anyway creates the file a moment later
     while time.monotonic() < deadline and not ws.exists("ran"):
         time.sleep(0.05)
     assert not ws.exists("ran"), f"{what}: the call was refused but the command ran later"
@@ -193,7 +196,7 @@ def test_command_without_timeout_is_bounded(tools: ToolClient, ws: Workspace) ->
     _, obs, _ = complete(tools, tools.call("bash", command="echo $$ >> pids; sleep 30"))
     assert obs.timed_out, f"the default timeout of 1 s did not end the command: {dict(obs.raw)}"
     assert obs.timeout_s == 1, f"the observation should say the default applied: {obs.timeout_s}"
-    assert time.monotonic() - started < 15, "the command ran far beyond its default timeout"
+    assert time.monotonic() - started < scaled(15), "the command ran far beyond its default timeout"
     expect_no_survivor(ws.root, "default timeout")
 
 
@@ -229,7 +232,7 @@ def test_requested_timeout_is_capped(tools: ToolClient, ws: Workspace) -> None:
 def _running_pid(tools: ToolClient, ws: Workspace, command: str) -> tuple[int, Any]:
     pending = tools.submit("bash", command=command, timeout=30)
     pids = wait_for_file(ws.file("pid"))
-    assert pids, f"the command never wrote its pid; result: {pending.result(30)!r}"
+    assert pids, f"the command never wrote its pid; result: {pending.result(scaled(30))!r}"
     return pids[0], pending
 
 
@@ -256,7 +259,7 @@ def test_own_group_and_stdin(tools: ToolClient, ws: Workspace) -> None:
     )
     try:
         # `cat` on a closed or empty stdin ends in milliseconds; 5 s is room for a loaded machine
-        deadline = time.monotonic() + 5
+        deadline = time.monotonic() + scaled(5)
         while not ws.exists("log") and time.monotonic() < deadline:
             time.sleep(0.02)
         assert ws.exists("log"), "`cat` did not end at once: the command's stdin is not at EOF"

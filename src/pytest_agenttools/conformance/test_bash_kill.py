@@ -32,6 +32,7 @@ from pytest_agenttools.conformance.bash_strategies import (
 )
 from pytest_agenttools.conformance.strategies import examples
 from pytest_agenttools.harness.assertions import bash_obs, expect_error, expect_ok, precondition
+from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.markers import clause, long
 
 
@@ -105,15 +106,21 @@ def test_term_ignorer_dies_after_grace(tools: ToolClient, ws: Workspace) -> None
     started = time.monotonic()
     _, obs, _ = complete(tools, tools.call("bash", command=command, timeout=timeout))
     returned = time.monotonic()
-    watcher.join(5)
+    watcher.join(scaled(5))
     stop.set()
     assert obs.timed_out, f"the observation should say timed_out: {dict(obs.raw)!r:.400}"
     expect_no_survivor(ws.root, "TERM ignored")
     assert died, "the watcher saw no process die"
     expired_by = (seen[0] if seen else started) + timeout
     late = max(died.values()) - expired_by
-    assert late <= grace + 1.0, f"a TERM-ignoring process died {late:.2f} s after the timeout"
-    assert max(died.values()) <= returned + 0.1, "the call returned before the tree was gone"
+    # the grace is the spec's; the second past it is room for the kill and the watcher's poll,
+    # which a busy machine stretches (harness.clock)
+    assert late <= grace + scaled(1.0), (
+        f"a TERM-ignoring process died {late:.2f} s after the timeout"
+    )
+    assert max(died.values()) <= returned + scaled(0.1), (
+        "the call returned before the tree was gone"
+    )
 
 
 ESCAPEES = """

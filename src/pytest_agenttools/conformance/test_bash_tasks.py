@@ -20,6 +20,7 @@ from pytest_agenttools.conformance.bash_strategies import (
     task_id_of,
 )
 from pytest_agenttools.harness.assertions import bash_obs, expect_error, expect_in_order, expect_ok
+from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.markers import clause, feature, long
 
 
@@ -55,7 +56,7 @@ def test_task_output_is_incremental(tools: ToolClient, ws: Workspace) -> None:
     command = "echo one; while [ ! -e go ]; do sleep 0.05; done; echo two"
     task_id = task_id_of(tools.call("bash", command=command, run_in_background=True))
     seen = ""
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + scaled(20)
     while "one" not in seen and time.monotonic() < deadline:
         seen += shown_output(bash_obs(tools.call("task_output", task_id=task_id, block=False)))
         time.sleep(0.05)

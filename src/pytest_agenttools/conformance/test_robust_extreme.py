@@ -16,6 +16,7 @@ from pytest_agenttools.conformance.robust_strategies import (
     seed_workspace,
 )
 from pytest_agenttools.conformance.test_robust import still_serving
+from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.markers import clause
 
 HUGE = 10**12
@@ -118,15 +119,16 @@ def _cancelled_after(
     time.sleep(delay)
     pending.cancel()
     cancelled = time.monotonic()
+    bound = scaled(CANCEL_DEADLINE)
     try:
-        pending.result(CANCEL_DEADLINE)
+        pending.result(bound)
     except AdapterError as exc:
         return (
-            f"{tool}: no answer within {CANCEL_DEADLINE:g} s of a cancel sent {delay:g} s after "
-            f"the call ({str(exc)[:200]})"
+            f"{tool}: no answer within {bound:.1f} s of a cancel sent {delay:g} s after the "
+            f"call ({str(exc)[:200]})"
         )
     waited = time.monotonic() - cancelled
-    if waited > CANCEL_DEADLINE:
+    if waited > bound:
         return f"{tool}: answered {waited:.1f} s after a cancel sent {delay:g} s after the call"
     return None
 

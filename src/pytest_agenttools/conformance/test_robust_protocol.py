@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given, settings
 
 from pytest_agenttools import ToolClient, Workspace
+from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.exception_text import find_exception_text
 from pytest_agenttools.harness.markers import clause
 from pytest_agenttools.run.session import get_session
@@ -192,6 +193,7 @@ def test_overlong_line(pytestconfig: pytest.Config, tools: ToolClient, ws: Works
     slow = get_session(pytestconfig).settings.slow
     size = (1 << 30) if slow else (256 << 20)
     liveness = Liveness(tools.adapter)
+    window = scaled(30.0)
     pid = wire(tools).pid
     baseline, peak, done = _rss(pid), [0], threading.Event()
 
@@ -203,13 +205,14 @@ def test_overlong_line(pytestconfig: pytest.Config, tools: ToolClient, ws: Works
     watcher = threading.Thread(target=watch, daemon=True)
     watcher.start()
     try:
-        answers = wire(tools).send_raw(_long_line(size), timeout=30.0)
+        # a hang detector, not a speed limit: 30 s of a quiet machine, as long as it takes here
+        answers = wire(tools).send_raw(_long_line(size), timeout=window)
     finally:
         done.set()
         watcher.join()
     problems = []
     if not answers:
-        problems.append(f"no answer within 30 s to a line of {size >> 20} MiB")
+        problems.append(f"no answer within {window:.0f} s to a line of {size >> 20} MiB")
     else:
         problem = answer_problem(answers[0], ("long", None), (INVALID, PARSE, NO_METHOD))
         if problem:
@@ -347,19 +350,21 @@ def test_end_of_input(tools: ToolClient, ws: Workspace) -> None:
         if tools.manifest.has_tool("bash"):
             command = "sleep 300 & echo $! > pid; wait"
             private.submit(tools.make_call("bash", {"command": command}))
-            deadline = time.monotonic() + 10
+            deadline = time.monotonic() + scaled(10)
             while not (recorded.exists() and recorded.read_text().strip()):
                 assert time.monotonic() < deadline, "the command in flight never started"
                 time.sleep(0.02)
-        status = private.end_input(timeout=15.0)
+        status = private.end_input(timeout=scaled(15.0))
     finally:
         private.close()
-    assert status is not None, "the implementation did not exit within 15 s of end of input"
+    assert status is not None, (
+        f"the implementation did not exit within {scaled(15.0):.0f} s of end of input"
+    )
     if recorded.exists():
         import psutil
 
         pid = int(recorded.read_text())
-        time.sleep(0.5)
+        time.sleep(scaled(0.5))
         try:
             process = psutil.Process(pid)
             running = process.status() != psutil.STATUS_ZOMBIE

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from pytest_agenttools.connect.base import Adapter, PendingCall, ProtocolError
+from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.contract import Limit, Manifest, ToolCall, ToolResult
 from pytest_agenttools.harness.tracebacks import kit_frame
 from pytest_agenttools.harness.workspace import Workspace
@@ -68,13 +69,16 @@ class ToolClient:
         _timeout: float | None = None,
         **arguments: Any,
     ) -> ToolResult:
-        return self.adapter.call(self.make_call(tool, arguments, cwd=_cwd, env=_env), _timeout)
+        # a test's wait is a quiet machine's: widened by the slowdown measured (harness.clock)
+        wait = None if _timeout is None else scaled(_timeout)
+        return self.adapter.call(self.make_call(tool, arguments, cwd=_cwd, env=_env), wait)
 
     def call_raw(
         self, tool: str, arguments: Any, *, cwd: str | None = None, timeout: float | None = None
     ) -> ToolResult:
         """Send arguments exactly as given (even a non-object), for bad-input clauses."""
-        return self.adapter.call(self.make_call(tool, arguments, cwd=cwd), timeout)
+        wait = None if timeout is None else scaled(timeout)
+        return self.adapter.call(self.make_call(tool, arguments, cwd=cwd), wait)
 
     def submit(
         self,

@@ -13,8 +13,8 @@ from pytest_agenttools.connect.base import Target
 
 #: the hypothesis profiles of the property suites (conformance/conftest.py registers them)
 HYPOTHESIS_PROFILES = ("ci", "dev", "fuzz", "verdict", "quick")
-#: how an option's value is read: text, a switch, or a number
-Kind = Literal["string", "bool", "float"]
+#: how an option's value is read: text, a switch, a number, or a whole number
+Kind = Literal["string", "bool", "float", "int"]
 
 
 @dataclass(frozen=True)
@@ -162,6 +162,15 @@ OPTIONS: tuple[Option, ...] = (
         "print the conformance levels and the clauses that did not pass before pytest's "
         "failure details as well as after them (`agenttools run` does)",
         kind="bool",
+    ),
+    Option(
+        "stress",
+        "keep N busy processes per core running for the whole run (started once, by the "
+        "run's own process, never by an xdist worker; killed when it ends): a verdict that "
+        "differs from a quiet run's depends on the machine's load, which no verdict may",
+        kind="int",
+        run_flag="--stress",
+        metavar="N",
     ),
     Option(
         "hypothesis_profile",

@@ -9,6 +9,7 @@ builds the adapter through the ``pytest_agenttools_make_adapter`` hook.
 
 from __future__ import annotations
 
+import dataclasses
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -78,9 +79,13 @@ class AgentToolsSession:
         if self._adapter is not None and self._manifest is not None:
             return self._adapter, self._manifest
         from pytest_agenttools.connect.base import AdapterError
+        from pytest_agenttools.harness.clock import scaled
         from pytest_agenttools.harness.contract import ContractViolation
 
-        hook_settings = self.settings.target(self.manifest_override).to_settings()
+        target = self.settings.target(self.manifest_override)
+        # the call deadline is a quiet machine's; a busy one gets as much more as it is slower
+        target = dataclasses.replace(target, call_timeout=scaled(target.call_timeout))
+        hook_settings = target.to_settings()
         try:
             adapter = self.config.hook.pytest_agenttools_make_adapter(
                 config=self.config, settings=hook_settings
