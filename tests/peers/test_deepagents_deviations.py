@@ -1042,7 +1042,7 @@ DEVIATIONS = [
             "BASH-EXIT-06",
             "test_bash.py::test_text_gives_exit_code",
             "test_bash.py::test_text_names_signal",
-            "BASH-TO-02",
+            "test_bash.py::test_timeout_keeps_output",
             "BASH-CWD-02",
             "test_bash.py::test_missing_directory_is_named",
             "test_bash.py::test_bad_arguments[empty]",

@@ -361,6 +361,25 @@ def test_timeout_keeps_output(tools: ToolClient) -> None:
     assert shown_output(obs).startswith("before"), f"output so far lost: {obs.output!r}"
 
 
+#: prints a line every tenth of a second for about ten seconds, then a last line
+KEEPS_PRINTING = "for i in $(seq 1 100); do echo tick $i; sleep 0.1; done; echo finished"
+
+
+@clause("BASH-TO-02")
+@long(1)
+def test_timeout_counts_from_start_not_from_last_output(tools: ToolClient) -> None:
+    """A timeout that counts only inactivity never ends a command that keeps printing."""
+    fast(tools)
+    _, obs, _ = complete(tools, tools.call("bash", command=KEEPS_PRINTING, timeout=1))
+    shown = shown_output(obs)
+    assert obs.timed_out and "finished" not in shown, (
+        "a command that printed a line every 0.1 s ran past its timeout of 1 s "
+        f"(timed_out={obs.timed_out}, exit_code={obs.exit_code}, the last line "
+        f"{shown.rstrip().rpartition(chr(10))[2]!r:.60}): the timeout must count from the "
+        "command's start, not from its last output"
+    )
+
+
 # --- output ---------------------------------------------------------------------------------
 
 
