@@ -347,6 +347,37 @@ def test_killed_by_signal(tools: ToolClient, name: str) -> None:
     assert obs.output == "before\n", f"the output printed must be observed: {obs.output!r}"
 
 
+#: harmless commands that command policies commonly block: each exits 0 when run
+FLAGGED = {
+    "sudo": "sudo -n true 2>/dev/null",
+    "pipe-to-sh": "echo true | sh",
+    "rm-rf": "rm -rf ./no-such-build-dir",
+    "chmod-R": "mkdir -p sub && chmod -R 755 sub",
+    "dd": "dd if=/dev/zero of=zero.bin bs=1 count=1 2>/dev/null",
+    "eval": "eval 'true'",
+}
+
+
+@clause("BASH-EXIT-07")
+@pytest.mark.parametrize("probe", sorted(FLAGGED))
+def test_blocked_command_is_not_a_success(tools: ToolClient, ws: Workspace, probe: str) -> None:
+    command = f"touch ran; {FLAGGED[probe]}; true"
+    result = tools.call("bash", command=command)
+    obs = bash_obs(result)
+    if result.is_error:
+        with precondition("BASH-EXIT-04", "a command that exits 0 is a success when it runs"):
+            assert obs.exit_code is None and not ws.exists("ran"), (
+                f"{command!r} ran (exit code {obs.exit_code}) and answered with an error"
+            )
+        assert not obs.running, f"a refused command's observation says it runs: {dict(obs.raw)}"
+        return
+    assert ws.exists("ran"), (
+        f"{command!r} answered with a success, but it never ran (its first step, `touch ran`, "
+        f"left no file): a blocked command must be an error result. Text: {result.text[:200]!r}"
+    )
+    assert obs.exit_code == 0, f"a success must say the command exited 0: {dict(obs.raw)}"
+
+
 @clause("BASH-TO-02")
 @long(1)
 def test_timeout_keeps_output(tools: ToolClient) -> None:
