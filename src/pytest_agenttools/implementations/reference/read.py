@@ -52,7 +52,7 @@ PARAMS = (
 ARROW = "\u2192"
 #: number_line's prefix, as a bound method (mapped over a page in C)
 NUMBER_FORMAT = ("{:>6}" + ARROW).format
-LINE_CUT_SUFFIX = "... (line truncated)"
+LINE_CUT_SUFFIX = "... (line truncated)"  # READ-PRES-06: a cut line says so in the text
 
 
 class ReadOps:
