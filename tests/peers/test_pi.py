@@ -1015,6 +1015,22 @@ def test_bash_leftovers_survive(pi: Pi, tmp_path: Path) -> None:
             process.kill()
 
 
+def test_bash_setsid_child_survives(pi: Pi, tmp_path: Path) -> None:
+    """pi's timeout kills the command's process group; a `setsid` child is in a group of its own."""
+    marker = f"agenttools-pi-setsid-{os.getpid()}-{time.monotonic_ns()}"
+    command = f"setsid bash -c 'exec -a {marker} sleep 60' & sleep 30"
+    assert bash(pi.call("bash", tmp_path, command=command, timeout=1)).timed_out
+    time.sleep(0.5)
+    alive = [
+        p for p in psutil.process_iter(["cmdline"]) if marker in " ".join(p.info["cmdline"] or [])
+    ]
+    try:
+        assert alive, "the setsid child outlived the timeout"
+    finally:
+        for process in alive:
+            process.kill()
+
+
 def test_bash_streams_apart() -> None:
     """pi spawns bash with two pipes (stdio ignore, pipe, pipe) and reads each on its own."""
     source = (PI / "node_modules/@mariozechner/pi-coding-agent/dist/core/tools/bash.js").read_text()

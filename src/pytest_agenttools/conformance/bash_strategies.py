@@ -21,7 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +30,7 @@ import psutil
 from hypothesis import strategies as st
 
 from pytest_agenttools import Manifest, ToolCall, ToolClient, ToolResult
+from pytest_agenttools.connect.base import DefersCleanup
 from pytest_agenttools.harness.assertions import bash_obs
 from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.observations import BashObservation
@@ -282,8 +283,16 @@ def _hook_settings(config: Any) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def second_instance(config: Any) -> Iterator[Any]:
-    """Another started instance of the implementation under test (closed on exit)."""
+def second_instance(
+    config: Any, later: Callable[[Callable[[], object]], None] | None = None
+) -> Iterator[Any]:
+    """Another started instance of the implementation under test, shut down on exit.
+
+    ``later`` (a test's ``request.addfinalizer``) takes the cleanup of an adapter that sweeps
+    up after the implementation (the MCP adapter kills its servers' marked processes): the
+    implementation's own shutdown happens on exit and the sweep after the test has judged what
+    it left, so the sweep can never make a shutdown clause pass.
+    """
     adapter = config.hook.pytest_agenttools_make_adapter(
         config=config, settings=_hook_settings(config)
     )
@@ -291,7 +300,11 @@ def second_instance(config: Any) -> Iterator[Any]:
     try:
         yield adapter
     finally:
-        adapter.close()
+        if later is not None and isinstance(adapter, DefersCleanup):
+            later(adapter.clean_up)
+            adapter.shut_down()
+        else:
+            adapter.close()
 
 
 class StdioHost:

@@ -350,6 +350,37 @@ def test_killed_by_signal(tools: ToolClient, name: str) -> None:
     assert obs.output == "before\n", f"the output printed must be observed: {obs.output!r}"
 
 
+#: harmless commands that command policies commonly block: each exits 0 when run
+FLAGGED = {
+    "sudo": "sudo -n true 2>/dev/null",
+    "pipe-to-sh": "echo true | sh",
+    "rm-rf": "rm -rf ./no-such-build-dir",
+    "chmod-R": "mkdir -p sub && chmod -R 755 sub",
+    "dd": "dd if=/dev/zero of=zero.bin bs=1 count=1 2>/dev/null",
+    "eval": "eval 'true'",
+}
+
+
+@clause("BASH-EXIT-07")
+@pytest.mark.parametrize("probe", sorted(FLAGGED))
+def test_blocked_command_is_not_a_success(tools: ToolClient, ws: Workspace, probe: str) -> None:
+    command = f"touch ran; {FLAGGED[probe]}; true"
+    result = tools.call("bash", command=command)
+    obs = bash_obs(result)
+    if result.is_error:
+        with precondition("BASH-EXIT-04", "a command that exits 0 is a success when it runs"):
+            assert obs.exit_code is None and not ws.exists("ran"), (
+                f"{command!r} ran (exit code {obs.exit_code}) and answered with an error"
+            )
+        assert not obs.running, f"a refused command's observation says it runs: {dict(obs.raw)}"
+        return
+    assert ws.exists("ran"), (
+        f"{command!r} answered with a success, but it never ran (its first step, `touch ran`, "
+        f"left no file): a blocked command must be an error result. Text: {result.text[:200]!r}"
+    )
+    assert obs.exit_code == 0, f"a success must say the command exited 0: {dict(obs.raw)}"
+
+
 @clause("BASH-TO-02")
 @long(1)
 def test_timeout_keeps_output(tools: ToolClient) -> None:
@@ -362,6 +393,25 @@ def test_timeout_keeps_output(tools: ToolClient) -> None:
     assert obs.timed_out, f"the observation should say timed_out: {dict(obs.raw)}"
     assert obs.timeout_s == 1, f"the observation should give the timeout applied: {obs.timeout_s}"
     assert shown_output(obs).startswith("before"), f"output so far lost: {obs.output!r}"
+
+
+#: prints a line every tenth of a second for about ten seconds, then a last line
+KEEPS_PRINTING = "for i in $(seq 1 100); do echo tick $i; sleep 0.1; done; echo finished"
+
+
+@clause("BASH-TO-02")
+@long(1)
+def test_timeout_counts_from_start_not_from_last_output(tools: ToolClient) -> None:
+    """A timeout that counts only inactivity never ends a command that keeps printing."""
+    fast(tools)
+    _, obs, _ = complete(tools, tools.call("bash", command=KEEPS_PRINTING, timeout=1))
+    shown = shown_output(obs)
+    assert obs.timed_out and "finished" not in shown, (
+        "a command that printed a line every 0.1 s ran past its timeout of 1 s "
+        f"(timed_out={obs.timed_out}, exit_code={obs.exit_code}, the last line "
+        f"{shown.rstrip().rpartition(chr(10))[2]!r:.60}): the timeout must count from the "
+        "command's start, not from its last output"
+    )
 
 
 # --- output ---------------------------------------------------------------------------------

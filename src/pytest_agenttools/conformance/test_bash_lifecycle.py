@@ -45,9 +45,9 @@ def _run(adapter: Any, ws: Workspace, command: str, **arguments: Any) -> Any:
 
 @clause("BASH-SHUT-02")
 def test_shutdown_ends_background_tasks(
-    pytestconfig: pytest.Config, tools: ToolClient, ws: Workspace
+    pytestconfig: pytest.Config, request: pytest.FixtureRequest, tools: ToolClient, ws: Workspace
 ) -> None:
-    with second_instance(pytestconfig) as adapter:
+    with second_instance(pytestconfig, request.addfinalizer) as adapter:
         grace = _short_grace(adapter, tools)
         _run(
             adapter, ws, "echo $$ >> pids; sleep 60 & echo $! >> pids; wait", run_in_background=True
@@ -58,9 +58,9 @@ def test_shutdown_ends_background_tasks(
 
 @clause("BASH-SHUT-03")
 def test_shutdown_ends_kept_alive(
-    pytestconfig: pytest.Config, tools: ToolClient, ws: Workspace
+    pytestconfig: pytest.Config, request: pytest.FixtureRequest, tools: ToolClient, ws: Workspace
 ) -> None:
-    with second_instance(pytestconfig) as adapter:
+    with second_instance(pytestconfig, request.addfinalizer) as adapter:
         grace = _short_grace(adapter, tools)
         for command in (
             "nohup sleep 60 >/dev/null 2>&1 & echo $! >> pids; echo started",
@@ -74,9 +74,9 @@ def test_shutdown_ends_kept_alive(
 
 @clause("BASH-SHUT-04")
 def test_shutdown_ends_escapees(
-    pytestconfig: pytest.Config, tools: ToolClient, ws: Workspace
+    pytestconfig: pytest.Config, request: pytest.FixtureRequest, tools: ToolClient, ws: Workspace
 ) -> None:
-    with second_instance(pytestconfig) as adapter:
+    with second_instance(pytestconfig, request.addfinalizer) as adapter:
         grace = _short_grace(adapter, tools)
         _run(
             adapter,

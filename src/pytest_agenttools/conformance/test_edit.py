@@ -85,6 +85,16 @@ def test_missing_file(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("EDIT-NF-02")
+def test_missing_file_with_empty_old_string(tools: ToolClient, ws: Workspace) -> None:
+    result = edit(tools, "new.txt", old_string="", new_string="created by edit\n")
+    assert ws.files() == [], (
+        f"an edit with an empty old_string created {ws.files()} at a missing path "
+        f"(is_error={result.is_error}): files are created by write, never by edit"
+    )
+    expect_error(result, what="an edit of a missing file with an empty old_string")
+
+
+@clause("EDIT-NF-02")
 def test_directory(tools: ToolClient, ws: Workspace) -> None:
     ws.put("d/inside.txt", "a\n")
     expect_error(edit(tools, "d", old_string="a", new_string="b"))

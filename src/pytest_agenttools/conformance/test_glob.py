@@ -107,6 +107,23 @@ def test_shared_pattern_semantics(
     assert sorted(glob_paths(tools, layout, pattern=pattern)) == expected
 
 
+#: names that differ only in letter case, and what each pattern lists among them
+CASES = [("notes.md", ["notes.md"]), ("*.MD", ["Notes.MD"]), ("NOTES.*", ["NOTES.md"])]
+
+
+@clause("GLOB-PAT-03")
+@pytest.mark.parametrize(("pattern", "expected"), CASES, ids=[p for p, _ in CASES])
+def test_letter_case_is_significant(
+    tools: ToolClient, ws: Workspace, pattern: str, expected: list[str]
+) -> None:
+    trees.build(ws.root, {"notes.md": "", "NOTES.md": "", "Notes.MD": ""})
+    found = sorted(glob_paths(tools, ws, pattern=pattern))
+    assert found == expected, (
+        f"{pattern!r} among notes.md, NOTES.md and Notes.MD listed {found}, not {expected}: "
+        "letter case is significant in a glob"
+    )
+
+
 ALL_PY = ["src/a.py", "src/deep/c.py", "src/deep/er/d.py", "top.py"]
 TOP_TXT = ["file1.txt", "file2.txt", "file3.txt", "fileA.txt"]
 NO_DOTS = sorted(k for k in LAYOUT if not k.startswith("."))

@@ -193,6 +193,34 @@ def test_long_line_cut(tools: ToolClient, ws: Workspace) -> None:
     assert second.text == f"short {N}" and not second.cut
 
 
+@clause("GREP-PRES-04")
+@feature("grep.content")
+def test_cut_line_is_announced(tools: ToolClient, ws: Workspace) -> None:
+    limit = tools.limit("grep.max_line_chars")
+    if tools.configure(**{"grep.max_line_chars": 50}):
+        size = 500
+    elif limit is not None:
+        size = int(limit.value) * 3
+    else:
+        size = 4 * 1024 * 1024
+    ws.put("min.js", N + "é" * size + "\n")
+    cut_result = expect_ok(grep(tools, pattern=N, output_mode="content"))
+    cut = [x for x in grep_obs(cut_result).lines if x.match]
+    with precondition("GREP-LINE-01", "the long matching line must be shown cut"):
+        assert len(cut) == 1 and cut[0].cut, f"the long line is not marked cut: {cut}"
+    shown = cut[0].text
+    ws.put("min.js", shown + "\n")
+    whole_result = expect_ok(grep(tools, pattern=N, output_mode="content"))
+    whole = [x for x in grep_obs(whole_result).lines if x.match]
+    with precondition("GREP-LINE-01", "a line no longer than the cap is shown whole"):
+        assert len(whole) == 1 and not whole[0].cut and whole[0].text == shown, whole
+    assert cut_result.text != whole_result.text, (
+        f"the matching line ({size + len(N)} characters) was cut to {len(shown)}, and the "
+        "observation says so, but the text is the same as for a file whose line really ends "
+        "there: the text must say that the line was cut"
+    )
+
+
 @clause("GREP-LIT-01")
 @feature("grep.literal", "grep.content")
 @given(

@@ -230,6 +230,30 @@ def test_shipped_long_line(tools: ToolClient, ws: Workspace) -> None:
     assert list(obs.lines[1 : len(full)]) == full[1:], "lines after the long one are still shown"
 
 
+@clause("READ-PRES-06")
+def test_cut_line_is_announced(tools: ToolClient, ws: Workspace) -> None:
+    cap = limit_in_force(tools, "read.max_line_chars", 10)
+    long = _mixed_line(int(cap.value) + 7) if cap is not None else "z" * (2 * 1024 * 1024)
+    ws.put("l.txt", f"{long}\nshort\n")
+    cut_result, cut = observed(tools, path="l.txt")
+    with precondition("READ-CAP-03", "a line over the cap must be reported cut"):
+        assert 1 in cut.cut_lines and cut.lines and len(cut.lines[0]) < len(long), (
+            f"line 1 of {len(long)} characters is not reported cut: {cut.cut_lines}"
+        )
+    shown = cut.lines[0]
+    ws.put("l.txt", f"{shown}\nshort\n")
+    whole_result, whole = observed(tools, path="l.txt")
+    with precondition("READ-CAP-03", "a line no longer than the cap is shown whole"):
+        assert not whole.cut_lines and whole.lines[:1] == (shown,), (
+            f"a line of {len(shown)} characters, the part shown before, is cut: {whole.cut_lines}"
+        )
+    assert cut_result.text != whole_result.text, (
+        f"line 1 ({len(long)} characters) was cut to {len(shown)}, and the observation says so, "
+        "but the text is the same as for a file whose line 1 really ends there: the text must "
+        "say that the line was cut"
+    )
+
+
 # --- offset and limit, exact facts ----------------------------------------------------------
 
 

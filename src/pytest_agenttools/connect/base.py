@@ -91,6 +91,18 @@ class Adapter(Protocol):
     def describe(self) -> str: ...
 
 
+@runtime_checkable
+class DefersCleanup(Protocol):
+    """An adapter that cleans up after the implementation (kills what its shutdown left, as the
+    MCP adapter kills every process carrying its servers' mark). ``shut_down`` ends the
+    implementation as its host would and leaves the rest; ``clean_up`` then sweeps and closes,
+    so that a test can judge what the implementation's own shutdown left."""
+
+    def shut_down(self) -> None: ...
+
+    def clean_up(self) -> None: ...
+
+
 def deadline_for(call: ToolCall, call_timeout: float) -> float:
     """How long to wait for ``call``: the kit's timeout, plus the call's own for timed tools.
 

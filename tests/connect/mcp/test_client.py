@@ -800,6 +800,8 @@ def test_mcp_shell_deviations(tmp_path: Path) -> None:
         # on timeout only bash is signalled: its child and a TERM-ignoring shell survive
         bash("sleep 60 & echo $! > child; wait", timeout=1)
         assert all(psutil_alive(pid) for pid in pids("child"))
+        bash("setsid sleep 60 & echo $! > escapee; sleep 30", timeout=1)
+        assert all(psutil_alive(pid) for pid in pids("escapee"))
         bash("trap '' TERM; echo $$ > stubborn; while :; do sleep 0.1; done", timeout=1)
         time.sleep(6)  # the server's SIGKILL follow-up would have come after 5 s
         assert all(psutil_alive(pid) for pid in pids("stubborn"))

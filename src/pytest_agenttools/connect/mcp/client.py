@@ -447,6 +447,8 @@ class McpAdapter:
         self._servers: dict[str | None, _Server] = {}
         self._started: list[_Server] = []  # every server not yet reaped
         self._closing: set[Future[None]] = set()
+        #: shut_down() in progress: servers are stopped, what they left is killed by clean_up()
+        self._cleanup_deferred = False
         self._settings: dict[str, Any] = {}  # configured settings, replayed to new servers
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -543,7 +545,8 @@ class McpAdapter:
 
     async def _stop(self, server: _Server) -> None:
         await server.aclose()
-        await asyncio.get_running_loop().run_in_executor(None, server.reap)
+        if not self._cleanup_deferred:
+            await asyncio.get_running_loop().run_in_executor(None, server.reap)
 
     def _shutdown(self, server: _Server) -> None:
         """Stop one server now and wait for it (used where the caller can wait)."""
@@ -898,6 +901,27 @@ class McpAdapter:
         pending = list(self._closing)
         if pending:
             wait_futures(pending, timeout=CLOSE_TIMEOUT)
+
+    def shut_down(self) -> None:
+        """Stop every server as an MCP host does (the SDK's shutdown: stdin closed, SIGTERM and
+        SIGKILL to its process group) and wait for it, but leave what the servers left running
+        alone until ``clean_up``: BASH-SHUT-02/03/04 judge what a shutdown leaves, so the
+        adapter's own sweep of its marked processes must come after the verdict."""
+        self._cleanup_deferred = True
+        try:
+            with self._lock:
+                servers = list(self._servers.values())
+                self._servers.clear()
+                for server in servers:
+                    self._retire_locked(server)
+            if self._loop is not None:
+                self._wait_closing()
+        finally:
+            self._cleanup_deferred = False
+
+    def clean_up(self) -> None:
+        """Kill what the servers left (every process carrying their mark) and close."""
+        self.close()
 
     def close(self) -> None:
         """Stop every server this adapter started and wait until each is gone."""

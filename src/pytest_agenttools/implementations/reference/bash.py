@@ -407,6 +407,8 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
         _tasks(ctx.services).forget_file(task)
     details.update(env_details)
     details["observation"] = observation(task, view, env_removed=True, trash_dir=trash)
+    # BASH-EXIT-07: a success only for a command that ran and exited 0; the reference blocks no
+    # command for its text (bash/analyze classifies, it never refuses), a refusal is an error
     if failed:
         return {
             "content": [{"type": "text", "text": text}],

@@ -69,7 +69,7 @@ PARAMS = (
     Param("limit", int),
 )
 MODES = ("files_with_matches", "content", "count")
-LINE_CUT_SUFFIX = "... (line truncated)"
+LINE_CUT_SUFFIX = "... (line truncated)"  # GREP-PRES-04: a cut line says so in the text
 CONTENT_LINE = re.compile(rb"^(\d+)([:-])(.*)$", re.S)
 REGEX_ERROR = ("regex parse error", "error parsing", "regex could not be compiled")
 TOO_COMPLEX = ("exceeds size limit", "memory allocation")

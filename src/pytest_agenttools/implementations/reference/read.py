@@ -58,7 +58,7 @@ NUMBER_FORMAT = ("{:>6}" + ARROW).format
 #: once: a page's numbering is then a join in C, not a format per line
 _SMALL_PREFIXES = tuple(NUMBER_FORMAT(n) for n in range(1000))
 _LOW_PREFIXES = tuple(f"{n:03d}{ARROW}" for n in range(1000))
-LINE_CUT_SUFFIX = "... (line truncated)"
+LINE_CUT_SUFFIX = "... (line truncated)"  # READ-PRES-06: a cut line says so in the text
 
 
 class ReadOps:
