@@ -162,16 +162,6 @@ class Selection:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep
 
-
-def shard_group(item: pytest.Item) -> str:
-    """A test's unit of the split: its clause, else its module."""
-    info = clause_info(item)
-    return f"clause:{info.clause.id}" if info else "module:" + item.nodeid.split("::", 1)[0]
-
-
-def shard_weight(item: pytest.Item) -> float:
-    return 1.0 + markers.seconds_of(item)
-
     @pytest.hookimpl(trylast=True, specname="pytest_collection_modifyitems")
     def pytest_spread_long_tests(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         """Tests marked ``agenttools_long`` are spread evenly through the run, longest first;
@@ -183,6 +173,16 @@ def shard_weight(item: pytest.Item) -> float:
         spread out, each worker gets its share, the longest at the front of the first one.
         """
         spread_long_tests(items)
+
+
+def shard_group(item: pytest.Item) -> str:
+    """A test's unit of the split: its clause, else its module."""
+    info = clause_info(item)
+    return f"clause:{info.clause.id}" if info else "module:" + item.nodeid.split("::", 1)[0]
+
+
+def shard_weight(item: pytest.Item) -> float:
+    return 1.0 + markers.seconds_of(item)
 
 
 def spread_long_tests(items: list[pytest.Item]) -> None:
