@@ -81,7 +81,7 @@ GROUPS: tuple[Group, ...] = (
     Group(
         "read",
         ("read", "edit"),
-        ("read", "read_pdf", "read_notebook", "read_paging", "sniff", "textcodec"),
+        ("read", "read_pdf", "read_notebook", "read_paging", "sniff", "textcodec", "image_resize"),
         ("implementations/reference/test_read_policy.py",),
     ),
     Group(
@@ -176,6 +176,7 @@ OUT_OF_PROCESS = {
     "server": "the stdio server runs as a child process (agenttools serve)",
     "mcp_server": "the MCP server runs as a child process (agenttools serve --mcp)",
     "__init__": "the factory only",
+    "private_stdout": "guards the stdout of `agenttools call` and `serve`, both run as processes",
 }
 BY_NAME = {group.name: group for group in GROUPS}
 

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import time
 
-import psutil
 import pytest
 
 from pytest_agenttools.run.parallel import usable_cores
@@ -74,6 +73,8 @@ class Stress:
 
 
 def _alive(pid: int) -> bool:
+    import psutil  # only when the stress mode is used: the plugin's import stays light
+
     try:
         return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
     except psutil.Error:
@@ -169,6 +170,8 @@ def stop(config: pytest.Config) -> None:
 
 def marked_processes() -> list[int]:
     """Busy processes of the kit's stress mode alive now (on this machine, of any run)."""
+    import psutil
+
     found = []
     for proc in psutil.process_iter(["cmdline", "status"]):
         cmdline = proc.info.get("cmdline") or []
