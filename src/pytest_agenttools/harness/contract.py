@@ -37,14 +37,21 @@ MANIFEST_KEYS = frozenset(
     | {"settings", "dialect"}
 )
 OUTPUT_KEYS = frozenset({"line_numbers", "profile"})
-DIALECT_KEYS = frozenset({"arguments", "offset_base", "glob"})
+DIALECT_KEYS = frozenset({"arguments", "offset_base", "glob", "session_env"})
+#: what ``dialect.session_env`` may name: the session facts of the ``bash.session_env`` feature
+#: (BASH-SESSION-01); an implementation lists the ones it injects, with its own variable names
+SESSION_ENV_KEYS = ("session_id", "session_file", "provider", "model", "reasoning_level")
+SESSION_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+#: the kit's own namespace: layer A removes every inherited name in it (BASH-ENV-01)
+KIT_NAMESPACE = "AGENTTOOLS_"
 #: the base of each paging tool's own offsets when the dialect does not say otherwise
 DEFAULT_OFFSET_BASE: Mapping[str, int] = {"read": 1, "grep": 0, "glob": 0}
 #: a limit name that starts with this is the implementation's own and is not validated
 PRIVATE_PREFIX = "x-"
 #: settings that are not limits: ``confine.roots`` sets the roots of the confine.* features
-#: (docs/adapter-protocol.md, Confinement)
-OTHER_SETTINGS = frozenset({"confine.roots"})
+#: (docs/adapter-protocol.md, Confinement); ``bash.session_env = false`` turns the session
+#: variables off (BASH-SESSION-03)
+OTHER_SETTINGS = frozenset({"confine.roots", "bash.session_env"})
 
 
 def wire_value(value: Any, *, what: str = "value") -> Any:
@@ -278,7 +285,8 @@ class Manifest:
     implementation's own name for a canonical argument, ``"read.offset" = "start_line"``, used
     when judging whether an error names the argument), ``offset_base`` (per tool, the number
     its own text gives the first line or result: read 1, grep and glob 0 by default) and
-    ``glob`` (the pattern dialect: gitignore, bash or minimatch).
+    ``glob`` (the pattern dialect: gitignore, bash or minimatch) and ``session_env`` (the
+    variable names of the session facts a command sees, ``session_id = "PI_SESSION_ID"``).
     """
 
     name: str
@@ -310,6 +318,11 @@ class Manifest:
     def offset_base(self, tool: str) -> int:
         bases = self.dialect.get("offset_base", {})
         return int(bases.get(tool, DEFAULT_OFFSET_BASE.get(tool, 1)))
+
+    @property
+    def session_env(self) -> dict[str, str]:
+        """The session variables the implementation injects: fact -> its variable name."""
+        return dict(self.dialect.get("session_env", {}))
 
     @property
     def glob_dialect(self) -> str:
@@ -407,6 +420,12 @@ class Manifest:
                     "may change"
                 )
         dialect = _dialect(source, table("dialect"))
+        if "bash.session_env" in features and "session_id" not in dialect["session_env"]:
+            raise ContractViolation(
+                f"{source}: manifest.features declares bash.session_env, so "
+                "manifest.dialect.session_env must name the session id's variable, e.g. "
+                '{session_id = "PI_SESSION_ID"}'
+            )
         protocol = str(value.get("protocol", PROTOCOL))
         return cls(
             name=name,
@@ -534,4 +553,22 @@ def _dialect(source: str, raw: Mapping[str, Any]) -> dict[str, Any]:
         raise ContractViolation(
             f"{source}: manifest.dialect.glob must be one of {sorted(GLOB_DIALECTS)}, got {glob!r}"
         )
-    return {"arguments": dict(arguments), "offset_base": dict(bases), "glob": glob}
+    session = raw.get("session_env", {})
+    if not isinstance(session, Mapping) or not all(
+        k in SESSION_ENV_KEYS
+        and isinstance(v, str)
+        and SESSION_ENV_NAME.fullmatch(v)
+        and not v.upper().startswith(KIT_NAMESPACE)
+        for k, v in session.items()
+    ):
+        raise ContractViolation(
+            f"{source}: manifest.dialect.session_env maps {', '.join(SESSION_ENV_KEYS)} to "
+            f"environment variable names outside {KIT_NAMESPACE}* (the kit's own namespace, "
+            f'removed from every command), e.g. {{session_id = "PI_SESSION_ID"}}; got {session!r}'
+        )
+    return {
+        "arguments": dict(arguments),
+        "offset_base": dict(bases),
+        "glob": glob,
+        "session_env": dict(session),
+    }

@@ -29,6 +29,7 @@ from pytest_agenttools.implementations.reference import (
     command_rules,
     processes,
     rm_shim,
+    session_env,
 )
 from pytest_agenttools.implementations.reference.arguments import Param, check
 from pytest_agenttools.implementations.reference.bash_sandbox import sandboxed_ops
@@ -56,6 +57,7 @@ FEATURES = (
     "bash.subreaper",
     "bash.command_analysis",
     "bash.recoverable_delete",
+    session_env.FEATURE,
 )
 LIMITS: dict[str, int | float] = {
     "bash.default_timeout_s": 120.0,
@@ -194,6 +196,7 @@ def _command_env(
     except InvalidMode as exc:
         raise ToolError("invalid_setting", f"bash: {exc}.") from None
     env = dict(result.env)
+    env.update(session_env.of(ctx.services).variables())  # BASH-SESSION-01, -03
     prepend_path(env, [ops.rm_shim(ctx.services)])  # BASH-RM-01: the shim first on PATH
     return env, result.removed
 

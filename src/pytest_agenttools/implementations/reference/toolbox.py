@@ -29,7 +29,7 @@ import traceback
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from pytest_agenttools.implementations.reference import confine
+from pytest_agenttools.implementations.reference import confine, session_env
 from pytest_agenttools.implementations.reference.arguments import described, preview
 from pytest_agenttools.implementations.reference.context import CallContext
 from pytest_agenttools.implementations.reference.definition import Run, ToolDefinition
@@ -205,6 +205,7 @@ class ReferenceTools:
         #: the roots set with ``configure {"confine.roots": ...}`` and how they are enforced
         self.confinement = confinement if confinement is not None else confine.Confinement()
         self.services[confine.SERVICE] = self.confinement
+        self.session = session_env.of(self.services)  # BASH-SESSION-02: one id per instance
         self._lock = threading.Lock()
 
     def features(self) -> list[str]:
@@ -225,7 +226,8 @@ class ReferenceTools:
             "features": self.features(),
             "output": {"line_numbers": "arrow", "profile": OUTPUT_PROFILE},
             "limits": self.limits.declared(),
-            "settings": sorted([*values, confine.SETTING]),
+            "settings": sorted([*values, confine.SETTING, session_env.SETTING]),
+            "dialect": {"session_env": dict(session_env.NAMES)},
         }
 
     def initialize(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -239,8 +241,13 @@ class ReferenceTools:
 
     def configure(self, settings: Mapping[str, Any]) -> dict[str, Any]:
         with self._lock:
-            limits = {k: v for k, v in settings.items() if k != confine.SETTING}
+            others = (confine.SETTING, session_env.SETTING)
+            limits = {k: v for k, v in settings.items() if k not in others}
             applied = self.limits.apply(limits)
+            if session_env.SETTING in settings and self.session.configure(
+                settings[session_env.SETTING]
+            ):
+                applied[session_env.SETTING] = settings[session_env.SETTING]
             if confine.SETTING in settings and self.confinement.configure(
                 settings[confine.SETTING]
             ):
