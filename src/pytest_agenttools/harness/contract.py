@@ -83,6 +83,15 @@ LINE_NUMBER_STYLE: Mapping[str, LineNumberStyle] = {
 }
 LINE_NUMBER_STYLES = frozenset(LINE_NUMBER_STYLE)
 GLOB_DIALECTS = frozenset({"gitignore", "bash", "minimatch"})
+#: glob dialects a manifest may not declare, each with why and what to do instead
+REFUSED_GLOB_DIALECTS: Mapping[str, str] = {
+    "pathlib": (
+        "Python's pathlib glob has no {a,b} braces, which every glob tool models are prompted "
+        "with reads alike (GLOB-PAT-03); expand braces in the adapter (one pathlib glob per "
+        "alternative, results merged and sorted) and declare minimatch, which the rest follows "
+        "(the whole relative path is matched; whether * matches dotfiles is not judged)."
+    ),
+}
 MANIFEST_KEYS = frozenset(
     {"name", "version", "protocol", "spec_version", "tools", "features", "output", "limits"}
     | {"settings", "dialect"}
@@ -586,6 +595,11 @@ def _dialect(source: str, raw: Mapping[str, Any]) -> dict[str, Any]:
             f"got {bases!r}"
         )
     glob = raw.get("glob", "gitignore")
+    if glob in REFUSED_GLOB_DIALECTS:
+        raise ContractViolation(
+            f"{source}: manifest.dialect.glob = {glob!r} is not a declarable dialect: "
+            f"{REFUSED_GLOB_DIALECTS[glob]} Declare one of {sorted(GLOB_DIALECTS)}."
+        )
     if glob not in GLOB_DIALECTS:
         raise ContractViolation(
             f"{source}: manifest.dialect.glob must be one of {sorted(GLOB_DIALECTS)}, got {glob!r}"
