@@ -70,7 +70,7 @@ def manifest(agenttools_manifest: Manifest) -> Manifest:
 
 @pytest.fixture
 def style(agenttools_manifest: Manifest) -> str:
-    """The declared line-number style: arrow, tab or none."""
+    """The declared line-number style: arrow, tab, pipe or none."""
     return agenttools_manifest.line_numbers
 
 

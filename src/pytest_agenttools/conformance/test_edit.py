@@ -523,15 +523,14 @@ def test_chained_edit_is_not_found(tools: ToolClient, ws: Workspace) -> None:
 
 
 def numbered(manifest: Manifest, lines: dict[int, str]) -> str:
-    """Lines as the implementation's read shows them (EDIT-LN-02 applies to arrow and tab)."""
-    style = manifest.line_numbers
-    if style not in ("arrow", "tab"):
+    """Lines as the implementation's read shows them (EDIT-LN-02 applies to arrow, tab, pipe)."""
+    style = manifest.line_number_style
+    if style.numbered is None:
         pytest.skip(
-            f"not run: {manifest.name} declares output.line_numbers = {style!r}; its read shows "
-            "no numbers a model could copy (EDIT-LN-02 applies to arrow and tab)"
+            f"not run: {manifest.name} declares output.line_numbers = {style.name!r}; its read "
+            "shows no numbers a model could copy (EDIT-LN-02 applies to arrow, tab and pipe)"
         )
-    sep = "\u2192" if style == "arrow" else "\t"
-    return "\n".join(f"{n:>6}{sep}{text}" for n, text in lines.items())
+    return "\n".join(style.render(n, text) for n, text in lines.items())
 
 
 @clause("EDIT-LN-02")

@@ -33,6 +33,7 @@ from pytest_agenttools.harness.assertions import (
     read_obs,
     shown,
 )
+from pytest_agenttools.harness.contract import ToolResult
 from pytest_agenttools.harness.markers import clause
 from pytest_agenttools.run.session import NOT_RUN
 
@@ -291,39 +292,56 @@ def test_occasional_control_characters_are_text(tools: ToolClient, ws: Workspace
 
 
 def _not_applicable(manifest: Manifest) -> None:
-    if manifest.line_numbers not in ("arrow", "tab"):
+    if manifest.line_number_style.numbered is None:
         pytest.skip(
             f"{NOT_RUN}{manifest.name} declares output.line_numbers = {manifest.line_numbers}; "
-            "the line-number format applies to arrow and tab only"
+            "the line-number format applies to arrow, tab and pipe only"
         )
+
+
+def _numbered_rows(manifest: Manifest, result: ToolResult) -> list[tuple[int, str]]:
+    """The text's lines that carry the declared style's number, as (number, text)."""
+    style = manifest.line_number_style
+    return [row for line in result.text.split("\n") if (row := style.parse(line)) is not None]
 
 
 @clause("READ-LN-01")
 def test_line_number_format(tools: ToolClient, ws: Workspace, manifest: Manifest) -> None:
     _not_applicable(manifest)
-    sep = "\u2192" if manifest.line_numbers == "arrow" else "\t"
+    style = manifest.line_number_style
     ws.put("u.txt", "first\nsecond\n\nfourth\n")
     result, obs = observed(tools, path="u.txt")
-    expected = [f"{n:>6}{sep}{line}" for n, line in obs.numbered]
+    if style.name == "pipe":
+        found = _numbered_rows(manifest, result)
+        assert found == list(obs.numbered), (
+            f"expected lines numbered {obs.numbered!r} ({style.described}); saw {shown(result)}"
+        )
+        return
+    expected = [style.render(n, line) for n, line in obs.numbered]
     text_lines = result.text.split("\n")
-    found = [line for line in text_lines if line in expected]
-    assert found == expected, (
-        f"expected lines numbered {expected!r} (width 6, right-aligned, then {sep!r}); "
-        f"saw {shown(result)}"
+    found_lines = [line for line in text_lines if line in expected]
+    assert found_lines == expected, (
+        f"expected lines numbered {expected!r} ({style.described}); saw {shown(result)}"
     )
 
 
 @clause("READ-LN-01")
 def test_numbers_follow_offset(tools: ToolClient, ws: Workspace, manifest: Manifest) -> None:
     _not_applicable(manifest)
-    sep = "\u2192" if manifest.line_numbers == "arrow" else "\t"
+    style = manifest.line_number_style
     builders.make_line_file(ws.file("u.txt"), 12, fmt="l{n}\n")
     result, obs = observed(tools, path="u.txt", offset=10)
     assert obs.numbered == [(10, "l10"), (11, "l11"), (12, "l12")]
+    if style.name == "pipe":
+        found = _numbered_rows(manifest, result)
+        assert found == list(obs.numbered), (
+            f"lines 10 to 12 should read {obs.numbered!r} ({style.described}); saw {shown(result)}"
+        )
+        return
     text_lines = result.text.split("\n")
     for n, line in obs.numbered:
-        assert f"{n:>6}{sep}{line}" in text_lines, (
-            f"line {n} should read {f'{n:>6}{sep}{line}'!r}; saw {shown(result)}"
+        assert style.render(n, line) in text_lines, (
+            f"line {n} should read {style.render(n, line)!r}; saw {shown(result)}"
         )
 
 

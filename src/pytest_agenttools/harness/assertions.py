@@ -344,6 +344,7 @@ def first_difference(a: Sequence[str], b: Sequence[str]) -> int | None:
 NUMBERED = {
     "arrow": re.compile(r"^ *(\d+)\u2192(.*)$", re.S),
     "tab": re.compile(r"^ *(\d+)\t(.*)$", re.S),
+    "pipe": re.compile(r"^ *(\d+) ?\| (.*)$", re.S),
 }
 NOTICE = re.compile(r"\n*\n\[[^\n]*\]\s*$")
 OFFSET_HINT = re.compile(r"offset\s*=\s*(\d+)")

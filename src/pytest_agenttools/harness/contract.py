@@ -30,8 +30,68 @@ SPEC_VERSION = "0.2"
 
 #: Canonical tool names (the Claude Code dialect); docs/spec.md lists their arguments.
 TOOLS: frozenset[str] = frozenset({"read", "write", "edit", "grep", "glob", "bash", "task_output"})
-LINE_NUMBER_STYLES = frozenset({"arrow", "tab", "none"})
+
+
+@dataclass(frozen=True)
+class LineNumberStyle:
+    """One declarable ``output.line_numbers`` value: how read shows a numbered line.
+
+    ``numbered`` matches one shown line that carries a number (group 1 the number, group 2 the
+    line's text); ``render`` is the line as the style shows it (what a model would copy into
+    ``old_string``). ``none`` carries no numbers: nothing matches it.
+    """
+
+    name: str
+    #: what the number looks like in words (the clause's text and the tests' messages)
+    described: str
+    numbered: re.Pattern[str] | None
+    sample: str = ""
+
+    def render(self, number: int, text: str) -> str:
+        return self.sample.format(number=number, text=text)
+
+    def parse(self, line: str) -> tuple[int, str] | None:
+        found = self.numbered.match(line) if self.numbered else None
+        return (int(found.group(1)), found.group(2)) if found else None
+
+
+#: every ``output.line_numbers`` value a manifest may declare (READ-LN-01, EDIT-LN-02)
+LINE_NUMBER_STYLE: Mapping[str, LineNumberStyle] = {
+    style.name: style
+    for style in (
+        LineNumberStyle(
+            "arrow",
+            "the number right-aligned to width 6, then '\u2192'",
+            re.compile(r"^ *(\d+)\u2192(.*)$", re.S),
+            "{number:>6}\u2192{text}",
+        ),
+        LineNumberStyle(
+            "tab",
+            "the number right-aligned to width 6, then a tab",
+            re.compile(r"^ *(\d+)\t(.*)$", re.S),
+            "{number:>6}\t{text}",
+        ),
+        LineNumberStyle(
+            "pipe",
+            "the number (padded on the left with spaces or zeros to any width), then '|' with "
+            "at most one space before it and one space after it",
+            re.compile(r"^ *(\d+) ?\| (.*)$", re.S),
+            "{number:>6} | {text}",
+        ),
+        LineNumberStyle("none", "no number", None),
+    )
+}
+LINE_NUMBER_STYLES = frozenset(LINE_NUMBER_STYLE)
 GLOB_DIALECTS = frozenset({"gitignore", "bash", "minimatch"})
+#: glob dialects a manifest may not declare, each with why and what to do instead
+REFUSED_GLOB_DIALECTS: Mapping[str, str] = {
+    "pathlib": (
+        "Python's pathlib glob has no {a,b} braces, which every glob tool models are prompted "
+        "with reads alike (GLOB-PAT-03); expand braces in the adapter (one pathlib glob per "
+        "alternative, results merged and sorted) and declare minimatch, which the rest follows "
+        "(the whole relative path is matched; whether * matches dotfiles is not judged)."
+    ),
+}
 MANIFEST_KEYS = frozenset(
     {"name", "version", "protocol", "spec_version", "tools", "features", "output", "limits"}
     | {"settings", "dialect"}
@@ -333,6 +393,11 @@ class Manifest:
         return str(self.output.get("line_numbers", "none"))
 
     @property
+    def line_number_style(self) -> LineNumberStyle:
+        """The declared style's entry in ``LINE_NUMBER_STYLE`` (checked when loaded)."""
+        return LINE_NUMBER_STYLE[self.line_numbers]
+
+    @property
     def output_profile(self) -> str | None:
         profile = self.output.get("profile")
         return str(profile) if profile else None
@@ -549,6 +614,11 @@ def _dialect(source: str, raw: Mapping[str, Any]) -> dict[str, Any]:
             f"got {bases!r}"
         )
     glob = raw.get("glob", "gitignore")
+    if glob in REFUSED_GLOB_DIALECTS:
+        raise ContractViolation(
+            f"{source}: manifest.dialect.glob = {glob!r} is not a declarable dialect: "
+            f"{REFUSED_GLOB_DIALECTS[glob]} Declare one of {sorted(GLOB_DIALECTS)}."
+        )
     if glob not in GLOB_DIALECTS:
         raise ContractViolation(
             f"{source}: manifest.dialect.glob must be one of {sorted(GLOB_DIALECTS)}, got {glob!r}"

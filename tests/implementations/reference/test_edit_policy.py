@@ -10,6 +10,7 @@ judged clear and actionable when it was pinned.
 
 from __future__ import annotations
 
+import re
 import threading
 from pathlib import Path
 from typing import Any
@@ -382,4 +383,23 @@ def test_a_variant_without_the_line_number_retry(workspace: Path) -> None:
     assert (workspace / "f.txt").read_bytes() == FILES["f.txt"]
     done = edit.run({**numbered, "old_string": "alpha", "new_string": "A"}, ctx, steps=literal)
     assert not done["isError"] and "line_number_prefixes_stripped" not in done["details"]
+    assert (workspace / "f.txt").read_bytes() == b"A\nbeta\nbeta\n"
+
+
+def test_a_variant_that_strips_its_own_prefix(workspace: Path) -> None:
+    """``Steps(number_prefix=...)``: a variant whose read shows ``00001| line`` strips that."""
+    ctx = CallContext(
+        cwd=str(workspace),
+        limits=Limits(None, extra_defaults=edit.LIMITS),
+        queue=MutationQueue(),
+    )
+    pipe = edit.Steps(number_prefix=re.compile(r"^\s*\d+ ?\| (.*)$", re.S))
+    arrowed = {"file_path": "f.txt", "old_string": "     1\u2192alpha", "new_string": "A"}
+    with pytest.raises(ToolError) as refused:
+        edit.run(arrowed, ctx, steps=pipe)
+    assert refused.value.code == "not_found"
+    assert (workspace / "f.txt").read_bytes() == FILES["f.txt"]
+    piped = {"file_path": "f.txt", "old_string": "00001| alpha", "new_string": "00001| A"}
+    done = edit.run(piped, ctx, steps=pipe)
+    assert done["details"]["line_number_prefixes_stripped"]
     assert (workspace / "f.txt").read_bytes() == b"A\nbeta\nbeta\n"

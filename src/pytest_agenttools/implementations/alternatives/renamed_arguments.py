@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import re
+
 from pytest_agenttools.implementations.alternatives._base import (
     Alternative,
+    Setup,
     Style,
     ToolStyle,
 )
@@ -15,6 +19,10 @@ from pytest_agenttools.implementations.alternatives.presenters import (
     read,
     write,
 )
+from pytest_agenttools.implementations.reference import edit as reference_edit
+
+#: its read's ``00001| line`` prefix, which its edit strips on a retry (EDIT-LN-02)
+PIPE_PREFIX = re.compile(r"^\s*\d+ ?\| (.*)$", re.S)
 
 STYLE = Style(
     name="renamed_arguments",
@@ -23,7 +31,7 @@ STYLE = Style(
     read=ToolStyle(
         present=read._renamed,
         manifest={
-            "output": {"line_numbers": "none"},
+            "output": {"line_numbers": "pipe"},
             "dialect": {"arguments": {f"read.{k}": v for k, v in read.RENAMED.items()}},
         },
     ),
@@ -34,6 +42,13 @@ STYLE = Style(
     edit=ToolStyle(
         present=edit._opencode,
         manifest={"dialect": {"arguments": {f"edit.{k}": v for k, v in edit.OPENCODE.items()}}},
+        setup=Setup(
+            runs={
+                "edit": functools.partial(
+                    reference_edit.run, steps=reference_edit.Steps(number_prefix=PIPE_PREFIX)
+                )
+            }
+        ),
     ),
     grep=ToolStyle(
         present=grep.rewrite(grep._opencode, grep._opencode_errors),

@@ -350,7 +350,7 @@ def plan(doc: Document, edits: Sequence[Edit], path: str, find: Finder = find_ma
 Planner = Callable[[Document, Sequence[Edit], str], Plan]
 
 
-def strip_numbers(text: str) -> str | None:
+def strip_numbers(text: str, prefix: re.Pattern[str] = NUMBER_PREFIX) -> str | None:
     """EDIT-LN-02: ``text`` without read-style line-number prefixes, or None unless every
     non-empty line carries one."""
     lines = text.split("\n")
@@ -361,22 +361,25 @@ def strip_numbers(text: str) -> str | None:
         if not line.strip():
             out.append(line)
             continue
-        found = NUMBER_PREFIX.match(line)
+        found = prefix.match(line)
         if not found:
             return None
         out.append(found.group(1))
     return "\n".join(out)
 
 
-def _strip_new(text: str) -> str:
+def _strip_new(text: str, prefix: re.Pattern[str]) -> str:
     return "\n".join(
-        (found.group(1) if (found := NUMBER_PREFIX.match(line)) else line)
-        for line in text.split("\n")
+        (found.group(1) if (found := prefix.match(line)) else line) for line in text.split("\n")
     )
 
 
 def _plan_with_retry(
-    doc: Document, edits: Sequence[Edit], path: str, planner: Planner
+    doc: Document,
+    edits: Sequence[Edit],
+    path: str,
+    planner: Planner,
+    prefix: re.Pattern[str] = NUMBER_PREFIX,
 ) -> tuple[Plan, bool]:
     """The plan, retried once without line-number prefixes when old text was not found
     (EDIT-LN-02); a failed retry reports the first error."""
@@ -387,10 +390,10 @@ def _plan_with_retry(
             raise
         retry = []
         for edit in edits:
-            old = strip_numbers(to_lf(edit.old))
+            old = strip_numbers(to_lf(edit.old), prefix)
             if old is None:
                 raise first from None
-            retry.append(Edit(old, _strip_new(to_lf(edit.new)), edit.replace_all))
+            retry.append(Edit(old, _strip_new(to_lf(edit.new), prefix), edit.replace_all))
         try:
             return planner(doc, retry, path), True
         except ToolError:
@@ -414,6 +417,8 @@ class Steps:
 
     plan: Planner = plan
     retry_line_numbers: bool = True
+    #: the read-style prefix the retry strips (a variant whose read numbers lines another way)
+    number_prefix: re.Pattern[str] = NUMBER_PREFIX
     diff: Differ = diffing.compute
 
 
@@ -601,7 +606,9 @@ def _prepare(
     """Load, plan and encode: everything before the write, none of it touching the file."""
     doc = load(path, target, ops)
     if steps.retry_line_numbers:
-        result, stripped = _plan_with_retry(doc, request.edits, path, steps.plan)
+        result, stripped = _plan_with_retry(
+            doc, request.edits, path, steps.plan, steps.number_prefix
+        )
     else:
         result, stripped = steps.plan(doc, request.edits, path), False
     if result.text == doc.text:  # EDIT-NOCHANGE-02
