@@ -80,10 +80,16 @@ def processes_in(root: Path) -> list[int]:
     return found
 
 
+#: the longest a survivor check waits, however slow the machine: the probes sleep 60 s, and a
+#: wait that outlasts them would see a survivor end by itself and call that a clean kill
+SETTLE_CAP_S = 30.0
+
+
 def survivors(root: Path, pids: Iterable[int] = (), settle: float = 0.3) -> list[int]:
-    """Recorded pids and workspace processes still alive (``settle`` s for reaping races)."""
+    """Recorded pids and workspace processes still alive (``settle`` s for reaping races,
+    widened on a slow machine up to ``SETTLE_CAP_S``)."""
     pids = list(pids)
-    deadline = time.monotonic() + scaled(settle)
+    deadline = time.monotonic() + min(scaled(settle), max(settle, SETTLE_CAP_S))
     while True:
         alive = sorted({p for p in pids if is_alive(p)} | set(processes_in(root)))
         if not alive or time.monotonic() >= deadline:
