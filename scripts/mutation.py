@@ -139,6 +139,7 @@ GROUPS: tuple[Group, ...] = (
             "command_risk",
             "command_rules",
             "bash_sandbox",
+            "session_env",
         ),
         (
             "implementations/reference/test_output_capture.py",

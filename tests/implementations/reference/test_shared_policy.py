@@ -601,7 +601,10 @@ def test_the_manifest_names_every_tool_feature_and_limit() -> None:
         "features": features,
         "output": {"line_numbers": "arrow", "profile": "agenttools-reference/1"},
         "limits": tools.limits.declared(),
-        "settings": sorted([*tools.limits.as_dict(), "confine.roots"]),
+        "settings": sorted([*tools.limits.as_dict(), "confine.roots", "bash.session_env"]),
+        "dialect": {
+            "session_env": {"session_id": "AGENT_SESSION_ID", "session_file": "AGENT_SESSION_FILE"}
+        },
     }
     assert tools.initialize({"anything": 1}) == {
         "name": "agenttools-reference",
