@@ -365,13 +365,13 @@ class _Child:
             future = self.pending.pop(ident, None) if type(ident) is int else None
             waiting = self.raw
         if future is None:
+            if "method" in message and "id" not in message:
+                return True  # a notification from the child (a log line): nothing to match
             if waiting is not None:
                 waiting.put(message)
                 return True
             if self.failure is not None:
                 return True
-            if "method" in message and "id" not in message:
-                return True  # a notification from the child (a log line): nothing to match
             if "error" in message and ident is None:
                 self.fail(f"reported a protocol error: {shown(raw)}")
             else:
@@ -670,7 +670,9 @@ class StdioAdapter:
     ) -> list[Any]:
         """Write ``data`` to the child's stdin exactly as given and return the next ``answers``
         messages that match no request of this adapter, in arrival order (fewer when the
-        timeout passes or the child dies first; check ``pid`` and ``restarts``).
+        timeout passes or the child dies first; check ``pid`` and ``restarts``), and any more
+        that had already arrived when they were in: a message the exchange saw is never dropped,
+        so a stray answer is judged however the threads were scheduled.
 
         ``data`` is a whole line or an iterable of chunks (a line of a gigabyte need not sit
         in memory); nothing is added, not even the newline. Use ids this adapter never sends
@@ -696,6 +698,10 @@ class StdioAdapter:
             finally:
                 with child.lock:
                     child.raw = None
+            while not inbox.empty():
+                item = inbox.get_nowait()
+                if item is not _CLOSED:
+                    received.append(item)
         return received
 
     def end_input(self, timeout: float = 10.0) -> int | None:
