@@ -71,6 +71,42 @@ def test_whitespace_is_not_control(byte: int) -> None:
     assert classify(bytes([byte]) * 90 + b"x" * 10, "file.txt") == Kind("text")
 
 
+def _ftyp(brand: bytes) -> bytes:
+    """The first box of an ISO media file: its size, ``ftyp``, the major brand, a version."""
+    return (24).to_bytes(4, "big") + b"ftyp" + brand + b"\0\0\2\0" + brand + b"mp41" + bytes(32)
+
+
+@pytest.mark.parametrize(
+    ("sample", "mime"),
+    [
+        (_ftyp(b"isom"), "video/mp4"),
+        (_ftyp(b"mp42"), "video/mp4"),
+        (_ftyp(b"qt  "), "video/quicktime"),
+        (b"\x1a\x45\xdf\xa3\x9f\x42\x86\x81\x01" + bytes(32), "video/webm"),
+    ],
+    ids=["mp4-isom", "mp4-mp42", "quicktime", "webm"],
+)
+def test_video_type_by_header(sample: bytes, mime: str) -> None:
+    # the named type is the reference's policy (READ-VID-01 asks only that the refusal say
+    # video); it is what the refusal shows, so a file is named as what it is
+    assert classify(sample, "clip") == Kind("video", mime_type=mime)
+
+
+@pytest.mark.parametrize("brand", [b"heic", b"heix", b"mif1", b"avif"])
+def test_still_image_brands_of_iso_media_are_no_video(brand: bytes) -> None:
+    assert classify(_ftyp(brand), "photo").kind != "video"
+
+
+def test_video_refusal_names_the_type_and_the_way_out(tmp_path: Path) -> None:
+    (tmp_path / "my clip.mov").write_bytes(_ftyp(b"qt  "))
+    result = ReferenceTools().call("read", {"path": "my clip.mov"}, str(tmp_path))
+    said = "\n".join(b["text"] for b in result["content"] if b["type"] == "text")
+    assert result["isError"], said
+    assert "my clip.mov is a video (video/quicktime)" in said, said
+    # the command is one a shell runs as shown: the path quoted
+    assert f"ffmpeg -i '{tmp_path / 'my clip.mov'}' -vf" in said and "frame_%03d.png" in said, said
+
+
 # --- notebooks and PDFs ---------------------------------------------------------------------
 
 

@@ -13,6 +13,7 @@ import dataclasses
 import itertools
 import operator
 import os
+import shlex
 import threading
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO
@@ -155,15 +156,17 @@ def run(arguments: Any, ctx: CallContext) -> dict[str, Any]:
             raise ToolError(
                 "unsupported_type",
                 f"{path} is a video ({kind.mime_type}); this read tool does not show videos. "
-                f"Extract frames with bash (`ffmpeg -i {path} -vf fps=1 frame_%03d.png`) and "
-                "read those images.",
+                "Extract frames with bash "
+                f"(`ffmpeg -i {shlex.quote(path)} -vf fps=1 frame_%03d.png`) "
+                "and read those images.",
                 path=path,
             )
         if kind.kind == "binary":  # READ-BIN-02
             raise ToolError(
                 "binary_file",
                 f"{path} looks like a binary file ({kind.reason}), so it is not shown as text. "
-                f"Inspect it with bash: `file {path}` or `hexdump -C {path} | head`.",
+                f"Inspect it with bash: `file {shlex.quote(path)}` or "
+                f"`hexdump -C {shlex.quote(path)} | head`.",
                 path=path,
             )
         stream.seek(0)
