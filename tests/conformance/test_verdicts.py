@@ -56,3 +56,20 @@ def test_write_path_01_says_what_went_wrong(tmp_path: Path) -> None:
     said = [t["assertion"] for t in data["tests"] if t["outcome"] == "failed"]
     assert said and all("FileNotFoundError" not in a for a in said), said
     assert all("taken lexically" in a for a in said), said
+
+
+@pytest.mark.kit_long(30)
+def test_memory_verdict_does_not_depend_on_what_ran_before(tmp_path: Path) -> None:
+    """READ-STREAM-02 fails a whole-file loader run alone (first) and run after the tests that
+    made the same in-process loader read 64 MiB files (last, in one process): it measures in an
+    instance started for the measurement, so no earlier heap hides the load. Before, a heap grown
+    by earlier calls let such a loader pass by test order."""
+    impl = f"{BROKEN}.read_loads_whole_file:create"
+    alone = suite_report(tmp_path / "alone", "READ-STREAM-02", impl=impl)
+    assert alone["clauses"]["READ-STREAM-02"] == "failed", alone["output"]
+    after = suite_report(tmp_path / "after", "READ-STREAM-01,READ-STREAM-02", impl=impl)
+    order = [t["clause"] for t in after["tests"]]
+    assert order.index("READ-STREAM-01") < order.index("READ-STREAM-02"), order
+    assert after["clauses"]["READ-STREAM-02"] == "failed", after["output"]
+    failed = [t for t in after["tests"] if t["clause"] == "READ-STREAM-02"]
+    assert failed and all(t["outcome"] == "failed" for t in failed), failed

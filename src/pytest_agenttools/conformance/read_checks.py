@@ -9,6 +9,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import shlex
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -17,6 +19,9 @@ from typing import Any
 import psutil
 
 from pytest_agenttools import ToolClient, ToolResult
+from pytest_agenttools.conformance.bash_strategies import second_instance
+from pytest_agenttools.connect.inprocess import InProcessAdapter
+from pytest_agenttools.connect.stdio import StdioAdapter
 from pytest_agenttools.harness.assertions import expect_ok, read_obs, shown
 from pytest_agenttools.harness.contract import Limit
 from pytest_agenttools.harness.exception_text import find_exception_text
@@ -152,6 +157,42 @@ def implementation_processes() -> list[psutil.Process]:
         return [me, *me.children(recursive=True)]
     except psutil.Error:
         return [me]
+
+
+@contextlib.contextmanager
+def fresh_process(
+    tools: ToolClient, config: Any, later: Callable[[Callable[[], object]], None]
+) -> Iterator[ToolClient]:
+    """The implementation under test started anew in a process of its own, warmed up by one
+    small read, for a measurement of memory that the session's history cannot hide.
+
+    A process that earlier calls grew keeps its heap (V8, glibc and CPython keep freed memory
+    for reuse), so a whole-file load can fit in it without raising its peak: the verdict would
+    then turn on which tests ran before. A stdio or MCP implementation gets a new server; an
+    in-process one is served over stdio from a child (``python -m pytest_agenttools.cli serve
+    --impl``) with this process's import path. The small read first loads what a first call
+    loads (modules, compiled code), which is no page's doing.
+    """
+    with second_instance(config, later) as adapter:
+        if isinstance(adapter, InProcessAdapter):
+            argv = [sys.executable, "-m", "pytest_agenttools.cli", "serve", "--impl", adapter.spec]
+            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+            served = StdioAdapter(shlex.join(argv), None, adapter.call_timeout, env)
+            try:
+                served.start()
+                yield _warmed(ToolClient(served, tools.manifest, tools.workspace, tools.env))
+            finally:
+                served.close()
+        else:
+            yield _warmed(ToolClient(adapter, tools.manifest, tools.workspace, tools.env))
+
+
+def _warmed(client: ToolClient) -> ToolClient:
+    small = client.workspace.file("warm-up.txt")
+    small.write_text("".join(f"line {i}\n" for i in range(100)))
+    expect_ok(client.call("read", path="warm-up.txt", _timeout=60), "a read of 100 short lines")
+    small.unlink()
+    return client
 
 
 def peak_memory_growth(action: Callable[[], Any]) -> tuple[int, Any]:

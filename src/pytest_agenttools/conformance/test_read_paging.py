@@ -7,6 +7,7 @@ beyond any sane cap, and the page must still be bounded and say how to continue.
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,6 +18,7 @@ from pytest_agenttools.conformance.read_checks import (
     expect_bounded_page,
     expect_continues,
     file_lines,
+    fresh_process,
     limit_in_force,
     observed,
     peak_memory_growth,
@@ -419,9 +421,14 @@ def test_one_huge_line(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("READ-STREAM-02")
-def test_page_one_is_streamed(tools: ToolClient, ws: Workspace) -> None:
+def test_page_one_is_streamed(
+    tools: ToolClient, ws: Workspace, pytestconfig: pytest.Config, request: pytest.FixtureRequest
+) -> None:
     builders.make_text_file(ws.file("huge.log"), HUGE)
-    growth, result = peak_memory_growth(lambda: tools.call("read", path="huge.log", _timeout=60))
+    with fresh_process(tools, pytestconfig, request.addfinalizer) as fresh:
+        growth, result = peak_memory_growth(
+            lambda: fresh.call("read", path="huge.log", _timeout=60)
+        )
     with precondition("READ-STREAM-01", "page one of a 64 MiB file must be read to measure it"):
         expect_ok(result)
     assert growth < MEMORY_GROWTH, (
@@ -432,12 +439,17 @@ def test_page_one_is_streamed(tools: ToolClient, ws: Workspace) -> None:
 
 
 @clause("READ-STREAM-02")
-def test_one_huge_line_is_streamed(tools: ToolClient, ws: Workspace) -> None:
+def test_one_huge_line_is_streamed(
+    tools: ToolClient, ws: Workspace, pytestconfig: pytest.Config, request: pytest.FixtureRequest
+) -> None:
     with open(ws.file("one.line"), "wb") as handle:
         for _ in range(64):
             handle.write(b"y" * (1024 * 1024))
         handle.write(b"\nafter\n")
-    growth, result = peak_memory_growth(lambda: tools.call("read", path="one.line", _timeout=60))
+    with fresh_process(tools, pytestconfig, request.addfinalizer) as fresh:
+        growth, result = peak_memory_growth(
+            lambda: fresh.call("read", path="one.line", _timeout=60)
+        )
     with precondition("READ-STREAM-01", "a file of one 64 MiB line must be read to measure it"):
         expect_ok(result)
     assert growth < MEMORY_GROWTH, (
