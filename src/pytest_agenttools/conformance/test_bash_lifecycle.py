@@ -78,14 +78,19 @@ def test_shutdown_ends_escapees(
 ) -> None:
     with second_instance(pytestconfig, request.addfinalizer) as adapter:
         grace = _short_grace(adapter, tools)
+        # each escapee writes its own pid once setsid has made it a session of its own (`$!`
+        # is written at the fork, before it leaves the group, which a group kill could still
+        # reach), and the command ends only after that
+        escapee = "setsid sh -c 'echo $$ >> pids; exec sleep 60'"
         _run(
             adapter,
             ws,
-            "setsid sleep 60 >/dev/null 2>&1 < /dev/null & echo $! >> pids; echo started",
+            f"{escapee} >/dev/null 2>&1 < /dev/null & "
+            "until [ -s pids ]; do sleep 0.01; done; echo started",
             timeout=30,
         )
         if "bash.background" in tools.manifest.features:
-            _run(adapter, ws, "setsid sleep 60 & echo $! >> pids; wait", run_in_background=True)
+            _run(adapter, ws, f"{escapee} & wait", run_in_background=True)
             wait_for_file(ws.file("pids"), minimum=2)
     expect_no_survivor(ws.root, "shutdown with setsid escapees", settle=grace + 2)
 
