@@ -18,7 +18,6 @@ import select
 import shlex
 import signal
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -31,6 +30,7 @@ from hypothesis import strategies as st
 
 from pytest_agenttools import Manifest, ToolCall, ToolClient, ToolResult
 from pytest_agenttools.connect.base import DefersCleanup
+from pytest_agenttools.connect.inprocess import InProcessAdapter, serve_argv
 from pytest_agenttools.harness.assertions import bash_obs
 from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.observations import BashObservation
@@ -290,9 +290,13 @@ def _hook_settings(config: Any) -> dict[str, Any]:
 
 @contextlib.contextmanager
 def second_instance(
-    config: Any, later: Callable[[Callable[[], object]], None] | None = None
+    config: Any,
+    later: Callable[[Callable[[], object]], None] | None = None,
+    *,
+    apart: bool = False,
 ) -> Iterator[Any]:
-    """Another started instance of the implementation under test, shut down on exit.
+    """Another started instance of the implementation under test, shut down on exit; with
+    ``apart``, in a process of its own (an in-process implementation is served from a child).
 
     ``later`` (a test's ``request.addfinalizer``) takes the cleanup of an adapter that sweeps
     up after the implementation (the MCP adapter kills its servers' marked processes): the
@@ -302,6 +306,8 @@ def second_instance(
     adapter = config.hook.pytest_agenttools_make_adapter(
         config=config, settings=_hook_settings(config)
     )
+    if apart and isinstance(adapter, InProcessAdapter):
+        adapter = adapter.apart()
     adapter.start()
     try:
         yield adapter
@@ -456,8 +462,7 @@ def hosted_instance(config: Any) -> Iterator[StdioHost | AdapterHost]:
         host = StdioHost([resolve_program(argv[0]), *argv[1:]], settings["manifest"], timeout)
     else:
         spec = settings["impl"] or "pytest_agenttools.implementations.reference:create"
-        argv = [sys.executable, "-m", "pytest_agenttools.cli", "serve", "--impl", spec]
-        host = StdioHost(argv, settings["manifest"], timeout)
+        host = StdioHost(serve_argv(spec), settings["manifest"], timeout)
     try:
         yield host
     finally:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import shlex
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -20,8 +18,6 @@ import psutil
 
 from pytest_agenttools import ToolClient, ToolResult
 from pytest_agenttools.conformance.bash_strategies import second_instance
-from pytest_agenttools.connect.inprocess import InProcessAdapter
-from pytest_agenttools.connect.stdio import StdioAdapter
 from pytest_agenttools.harness.assertions import expect_ok, read_obs, shown
 from pytest_agenttools.harness.contract import Limit
 from pytest_agenttools.harness.exception_text import find_exception_text
@@ -173,18 +169,8 @@ def fresh_process(
     --impl``) with this process's import path. The small read first loads what a first call
     loads (modules, compiled code), which is no page's doing.
     """
-    with second_instance(config, later) as adapter:
-        if isinstance(adapter, InProcessAdapter):
-            argv = [sys.executable, "-m", "pytest_agenttools.cli", "serve", "--impl", adapter.spec]
-            env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-            served = StdioAdapter(shlex.join(argv), None, adapter.call_timeout, env)
-            try:
-                served.start()
-                yield _warmed(ToolClient(served, tools.manifest, tools.workspace, tools.env))
-            finally:
-                served.close()
-        else:
-            yield _warmed(ToolClient(adapter, tools.manifest, tools.workspace, tools.env))
+    with second_instance(config, later, apart=True) as adapter:
+        yield _warmed(ToolClient(adapter, tools.manifest, tools.workspace, tools.env))
 
 
 def _warmed(client: ToolClient) -> ToolClient:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import os
+import shlex
 import sys
 import threading
 import time
@@ -29,6 +30,7 @@ from pytest_agenttools.connect.base import (
     result_from_wire,
     wait_within,
 )
+from pytest_agenttools.connect.stdio import StdioAdapter
 from pytest_agenttools.harness.contract import (
     PROTOCOL,
     ContractViolation,
@@ -134,6 +136,11 @@ class _Pending:
         return self._future.done()
 
 
+def serve_argv(spec: str) -> list[str]:
+    """The command that serves the in-process implementation ``spec`` over stdio."""
+    return [sys.executable, "-m", "pytest_agenttools.cli", "serve", "--impl", spec]
+
+
 class InProcessAdapter:
     transport = "in-process"
 
@@ -150,6 +157,15 @@ class InProcessAdapter:
 
     def describe(self) -> str:
         return f"in-process adapter {self.spec!r}"
+
+    def apart(self) -> StdioAdapter:
+        """The same implementation served over stdio by a child process of its own, on this
+        process's import path: for a measurement (memory, a kill) that this process's history
+        or fate must not touch. Not started."""
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+        return StdioAdapter(
+            shlex.join(serve_argv(self.spec)), self._override, self.call_timeout, env
+        )
 
     def start(self) -> Manifest:
         factory = load_factory(self.spec)
