@@ -3,12 +3,9 @@
 // the same thing in another form. Mapping, not fixing: the observation states what the tool
 // showed, in canonical terms; what the tool does not say is left out.
 
-import { statSync } from "node:fs";
-import { isAbsolute, resolve as resolvePath } from "node:path";
-
 const CUT_MARKER = "... [truncated]";
-// MAX_LINE_LENGTH_TEXT_FILE (utils/constants.js): read cuts a line at 2000 UTF-16 code units,
-// grep at 2000 code points; each appends CUT_MARKER.
+// MAX_LINE_LENGTH_TEXT_FILE (utils/constants.js): read_file cuts a line at 2000 UTF-16 code
+// units and appends CUT_MARKER.
 const MAX_LINE = 2000;
 
 function textOf(answer) {
@@ -16,14 +13,6 @@ function textOf(answer) {
     .filter((block) => block.type === "text")
     .map((block) => block.text)
     .join("");
-}
-
-function realOrSelf(path) {
-  try {
-    return statSync(path) && path;
-  } catch {
-    return path;
-  }
 }
 
 // ---- read ----------------------------------------------------------------------------------
@@ -121,103 +110,4 @@ export function editObservation(args, answer) {
   // span was replaced by the new content.
   if (created) return { path: created[1], replacements: 1 };
   return { path: String(args.file_path), replacements: 0 };
-}
-
-// ---- grep ----------------------------------------------------------------------------------
-
-// The search root as grep_search resolves it (dir_path or ".", against the workspace, then its
-// real path); the tool names every file relative to it (a searched file by its base name).
-function grepRoot(args, cwd) {
-  const dir = typeof args.dir_path === "string" && args.dir_path ? args.dir_path : ".";
-  const root = resolvePath(cwd, dir);
-  let isFile = false;
-  try {
-    isFile = statSync(root).isFile();
-  } catch {
-    // the tool answered, so the root existed
-  }
-  return { root, isFile };
-}
-
-function grepPath(rel, { root, isFile }) {
-  if (isFile) return root;
-  return isAbsolute(rel) ? rel : resolvePath(root, rel);
-}
-
-// formatGrepResults (tools/grep-utils.js): the header line the tool wrote for these arguments.
-function grepHeaders(args, kind) {
-  const loc = `in path "${typeof args.dir_path === "string" && args.dir_path ? args.dir_path : "."}"`;
-  const filter = args.include_pattern ? ` (filter: "${args.include_pattern}")` : "";
-  const limit = Number.isInteger(args.total_max_matches) ? args.total_max_matches : 100;
-  return [false, true].map((cut) => ({
-    cut,
-    re: new RegExp(
-      `^Found \\d+ ${kind} for pattern ${escapeRe(`"${args.pattern}" ${loc}${filter}`)}${cut ? escapeRe(` (results limited to ${limit} matches for performance)`) : ""}:\\n`,
-    ),
-  }));
-}
-
-function escapeRe(s) {
-  return s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-}
-
-export function grepObservation(args, answer, { cwd }) {
-  const text = textOf(answer);
-  const names = args.names_only === true;
-  const mode = names ? "files_with_matches" : "content";
-  const base = { mode, truncated: false, next_offset: null, total: null };
-  if (text.startsWith("No matches found for pattern")) {
-    return names ? { ...base, files: [], total: 0 } : { ...base, lines: [], total: 0 };
-  }
-  const root = grepRoot(args, cwd);
-  let header;
-  let cut = false;
-  for (const h of grepHeaders(args, names ? "files with matches" : "(?:match|matches)")) {
-    const m = h.re.exec(text);
-    if (m) {
-      header = m[0];
-      cut = h.cut;
-    }
-  }
-  if (header === undefined) {
-    // Not a listing (the tool answered an error as a success, "Error during grep search
-    // operation: ..."): nothing was found and shown.
-    return names ? { ...base, files: [] } : { ...base, lines: [] };
-  }
-  const body = text.slice(header.length);
-  if (names) {
-    const files = body === "" ? [] : body.split("\n").map((rel) => grepPath(rel, root));
-    return { ...base, files, truncated: cut, total: cut ? null : files.length };
-  }
-  const lines = [];
-  let file;
-  for (const row of body.split("\n")) {
-    if (row === "---") continue;
-    if (row.startsWith("File: ")) {
-      file = grepPath(row.slice("File: ".length), root);
-      continue;
-    }
-    const m = /^L(\d+)([:-]) ([\s\S]*)$/.exec(row) ?? /^L(\d+)([:-])()$/.exec(row);
-    if (!m || file === undefined) continue;
-    let shown = m[3];
-    const wasCut = shown.endsWith(CUT_MARKER) && Array.from(shown).length === MAX_LINE + CUT_MARKER.length;
-    if (wasCut) shown = shown.slice(0, shown.length - CUT_MARKER.length);
-    lines.push({ path: file, line: Number(m[1]), text: shown, match: m[2] === ":", cut: wasCut });
-  }
-  const matches = lines.filter((l) => l.match).length;
-  return { ...base, lines, truncated: cut, total: cut ? null : matches };
-}
-
-// ---- glob ----------------------------------------------------------------------------------
-
-const GLOB_SORTED = ", sorted by modification time (newest first):\n";
-
-export function globObservation(args, answer) {
-  const text = textOf(answer);
-  const base = { truncated: false, next_offset: null };
-  if (text.startsWith("No files found matching pattern")) return { ...base, paths: [], total: 0 };
-  const at = text.indexOf(GLOB_SORTED);
-  if (!text.startsWith("Found ") || at < 0) return { ...base, paths: [] };
-  const paths = text.slice(at + GLOB_SORTED.length).split("\n").map(realOrSelf);
-  return { ...base, paths, total: paths.length };
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// agenttools/2 stdio adapter for the file tools of Gemini CLI (@google/gemini-cli-core 0.61.0).
+// agenttools/2 stdio adapter for read_file, write_file and replace, the file tools of Gemini CLI
+// (@google/gemini-cli-core 0.61.0).
 //
 // JSON-RPC 2.0, one object per line on stdin/stdout. Requests are served concurrently.
 // Only protocol lines go to stdout; everything else (console.*, stray writes) goes to stderr.
@@ -12,11 +13,11 @@
 // response; details.observation is built from it by observe.mjs: mapping, never fixing.
 
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, constants as fsConstants, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { closeSync, constants as fsConstants, lstatSync, mkdtempSync, openSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, isAbsolute, join, resolve as resolvePath } from "node:path";
+import { isAbsolute, join, resolve as resolvePath } from "node:path";
 import { fileURLToPath } from "node:url";
-import { editObservation, globObservation, grepObservation, readObservation, writeObservation } from "./observe.mjs";
+import { editObservation, readObservation, writeObservation } from "./observe.mjs";
 
 // --- keep stdout for the protocol only -------------------------------------------------------
 
@@ -87,7 +88,6 @@ const MANIFEST = {
 // falls back to (edit.js: `params.instruction ?? 'Apply the requested edit.'`).
 const EDIT_INSTRUCTION = "Apply the requested edit.";
 
-const isBool = (v) => typeof v === "boolean";
 const isNum = (v) => typeof v === "number" && Number.isFinite(v);
 
 // canonical tool name -> { name: the tool's own name, translate(canonicalArgs): its arguments,
@@ -136,43 +136,6 @@ const TOOLS = {
       return out;
     },
     observe: (args, answer, ctx) => editObservation(args, answer, ctx),
-  },
-  grep: {
-    name: "grep_search",
-    // grep_search {pattern, dir_path?, include_pattern?, names_only?, case_sensitive?,
-    // fixed_strings?, context?, total_max_matches? ...}. output_mode files_with_matches is
-    // names_only true, content is names_only false; any other mode (count, a bad value) has no
-    // counterpart and is passed through as output_mode. ignore_case is case_sensitive negated.
-    // grep_search has no offset: it is passed through (and ignored).
-    translate: (args) => {
-      const { path, glob, literal, ignore_case, limit, output_mode, ...rest } = args;
-      const out = { ...rest };
-      if ("path" in args) out.dir_path = path;
-      if ("glob" in args) out.include_pattern = glob;
-      if ("literal" in args) out.fixed_strings = literal;
-      if ("ignore_case" in args) out.case_sensitive = isBool(ignore_case) ? !ignore_case : ignore_case;
-      if ("limit" in args) out.total_max_matches = limit;
-      if ("output_mode" in args) {
-        if (output_mode === "files_with_matches") out.names_only = true;
-        else if (output_mode === "content") out.names_only = false;
-        else out.output_mode = output_mode;
-      }
-      return out;
-    },
-    observe: (args, answer, ctx) => grepObservation(args, answer, ctx),
-  },
-  glob: {
-    name: "glob",
-    // glob {pattern, dir_path?, case_sensitive?, respect_git_ignore?, respect_gemini_ignore?}.
-    // include_ignored is respect_git_ignore negated. No sort, offset or limit: passed through.
-    translate: (args) => {
-      const { path, include_ignored, ...rest } = args;
-      const out = { ...rest };
-      if ("path" in args) out.dir_path = path;
-      if ("include_ignored" in args) out.respect_git_ignore = isBool(include_ignored) ? !include_ignored : include_ignored;
-      return out;
-    },
-    observe: (args, answer, ctx) => globObservation(args, answer, ctx),
   },
 };
 
@@ -497,52 +460,9 @@ async function serve() {
   // Keep the CLI's global state (projects registry, temp dirs) out of the user's home.
   geminiHome = mkdtempSync(join(tmpdir(), "gemini-agenttools-"));
   process.env.GEMINI_CLI_HOME = geminiHome;
-  provideRipgrep();
   core = await import("@google/gemini-cli-core");
   readLines(process.stdin, handleLine, () => finish(0));
   log(`ready (gemini-cli-core ${CORE_VERSION}, GEMINI_CLI_HOME=${geminiHome}, UV_THREADPOOL_SIZE=${process.env.UV_THREADPOOL_SIZE})`);
-}
-
-// The CLI ships ripgrep beside its code (vendor/ripgrep/rg-<platform>-<arch>, the layout
-// resolveRipgrepPath looks at first) and accepts a system rg only from /usr/bin and the like; the
-// npm package of the core does not carry the binary. The adapter puts a link to an rg it finds
-// (AGENTTOOLS_RG_DIR, PATH, the active virtualenv, beside the Python that started it, the
-// checkout's .venv) where the CLI's layout has it, so Config.createToolRegistry registers
-// grep_search backed by ripgrep as the shipped CLI does. Without one, the registry falls back
-// to the CLI's own GrepTool, as the CLI would.
-function provideRipgrep() {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const vendorDir = join(here, "node_modules", "@google", "gemini-cli-core", "vendor", "ripgrep");
-  const target = join(vendorDir, `rg-${process.platform}-${process.arch}`);
-  if (existsSync(target)) return;
-  const hasRg = (dir) => Boolean(dir) && existsSync(join(dir, "rg"));
-  const candidates = [
-    process.env.AGENTTOOLS_RG_DIR,
-    ...(process.env.PATH ?? "").split(delimiter),
-    process.env.VIRTUAL_ENV && join(process.env.VIRTUAL_ENV, "bin"),
-    parentInterpreterDir(),
-    join(here, "..", "..", ".venv", "bin"),
-  ];
-  const found = candidates.find(hasRg);
-  if (!found) {
-    log("rg not found; the CLI's registry falls back to its GrepTool (set AGENTTOOLS_RG_DIR)");
-    return;
-  }
-  try {
-    mkdirSync(vendorDir, { recursive: true });
-    symlinkSync(resolvePath(found, "rg"), target);
-  } catch (error) {
-    if (!existsSync(target)) log(`cannot link rg into ${vendorDir}: ${error.message}`);
-  }
-}
-
-function parentInterpreterDir() {
-  try {
-    const argv0 = readFileSync(`/proc/${process.ppid}/cmdline`, "utf8").split("\0")[0];
-    return argv0.includes("/") ? dirname(argv0) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 // A read of a FIFO with no writer blocks a libuv pool thread in open(2) (4 threads by default)

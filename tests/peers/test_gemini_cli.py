@@ -21,7 +21,6 @@ import os
 import re
 import shlex
 import shutil
-import sys
 import time
 import tomllib
 from collections.abc import Iterator
@@ -82,8 +81,6 @@ class Peer:
 
 
 def _adapter() -> StdioAdapter:
-    # the ripgrep the kit installs, for the CLI's registry (it is not used by these tools)
-    os.environ.setdefault("AGENTTOOLS_RG_DIR", os.path.dirname(sys.executable))
     return StdioAdapter(COMMAND, call_timeout=30)
 
 
@@ -255,7 +252,6 @@ def test_strict_run(tmp_path: Path) -> None:
             for kind, e in kept
         )
     )
-    os.environ.setdefault("AGENTTOOLS_RG_DIR", os.path.dirname(sys.executable))
     run = run_agenttools(
         "run",
         "--cmd",
@@ -510,7 +506,7 @@ def test_edit_directory_unnamed(peer: Peer, tmp_path: Path) -> None:
     )
 
 
-@pytest.mark.kit_long(15)
+@pytest.mark.kit_long(20)
 def test_edit_diff_is_slow(lone_peer: Peer, tmp_path: Path) -> None:
     """The file is written at once; the answer waits for the diff of the old and new text."""
     (tmp_path / "f.txt").write_text("\n" * 20_000)
@@ -519,10 +515,10 @@ def test_edit_diff_is_slow(lone_peer: Peer, tmp_path: Path) -> None:
         lone_peer.call(
             "edit",
             tmp_path,
-            deadline=10,
+            deadline=5,
             file_path="f.txt",
             old_string="\n" * 20_000,
             new_string="-\n\n" * 10_000,
         )
-    assert time.monotonic() - started >= 10
+    assert time.monotonic() - started >= 5
     assert (tmp_path / "f.txt").read_text() == "-\n\n" * 10_000, "written before the diff"
