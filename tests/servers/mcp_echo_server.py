@@ -17,6 +17,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from typing import Any
 
@@ -158,6 +159,13 @@ def die() -> str:
     sys.stderr.write("echo-server: dying on request\n")
     sys.stderr.flush()
     os._exit(3)
+
+
+@server.tool()
+def die_soon() -> str:
+    """Answer, then exit a moment later: a server that dies between two calls."""
+    threading.Timer(0.2, os._exit, args=(4,)).start()
+    return "answered; exiting in 0.2 s"
 
 
 if __name__ == "__main__":

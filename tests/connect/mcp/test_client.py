@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from pytest_agenttools.cli.runner import VERDICT_ONLY
@@ -53,7 +54,7 @@ from pytest_agenttools.harness.assertions import (
 )
 from pytest_agenttools.harness.contract import ContractViolation, ToolCall, ToolResult
 from pytest_agenttools.harness.observations import parse_observation
-from tests.support import REPO, SERVERS, strict_report
+from tests.support import REPO, SERVERS, WAIT_S, strict_report
 
 pytest_plugins = ["pytester"]
 
@@ -498,6 +499,30 @@ def test_a_dead_server_fails_its_call_and_the_next_call_restarts_it() -> None:
         assert message.startswith(f"MCP adapter `{echo_command()}`: glob(pattern='*')")
         assert "connection to the server broke" in message
         assert "echo-server: dying on request" in message  # its stderr is shown
+        result = adapter.call(call("read", path="again"))
+        assert result.details["received"]["path"] == "/work/ws/again"
+        assert adapter.restarts == 1
+    finally:
+        adapter.close()
+
+
+def test_a_server_that_died_between_calls_is_replaced_before_the_next_call() -> None:
+    """A death after an answer (a crash the last call set off, a kill from outside) is no doing
+    of the next call, which is another test's: that call goes to a new server, not into the
+    dead one's closed pipe. The SDK learns of the death from the pipe, later; the adapter looks
+    at the process."""
+    need_sdk()
+    mapping = {**ECHO_MAPPING, "tools": {**ECHO_MAPPING["tools"], "grep": {"tool": "die_soon"}}}
+    adapter = McpAdapter(echo_command(), mapping, call_timeout=20)
+    adapter.start()
+    try:
+        pid = adapter.server_pid(call("read", path="x"))
+        assert pid is not None
+        assert "exiting" in adapter.call(call("grep", pattern="x")).text
+        deadline = time.monotonic() + WAIT_S
+        while psutil.pid_exists(pid) and psutil.Process(pid).status() != psutil.STATUS_ZOMBIE:
+            assert time.monotonic() < deadline, "the server did not exit"
+            time.sleep(0.02)
         result = adapter.call(call("read", path="again"))
         assert result.details["received"]["path"] == "/work/ws/again"
         assert adapter.restarts == 1

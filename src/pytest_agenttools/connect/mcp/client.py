@@ -214,10 +214,39 @@ class _Server:
         self.reaped = False
         self._closing: asyncio.Event | None = None
         self._final_stderr: str | None = None
+        #: the server's process (this process's child carrying the mark), once it answered
+        self.pid: int | None = None
 
     @property
     def alive(self) -> bool:
         return self.session is not None and self.task is not None and not self.task.done()
+
+    def find_pid(self) -> None:
+        """Note which child of this process is the server (the one carrying its mark)."""
+        import psutil
+
+        with contextlib.suppress(psutil.Error):
+            for child in psutil.Process().children():
+                with contextlib.suppress(psutil.Error):
+                    if child.environ().get(MARK) == self.mark:
+                        self.pid = child.pid
+                        return
+
+    @property
+    def exited(self) -> bool:
+        """The server's process has ended, though the session may not have noticed yet (the
+        SDK learns of it from the pipe, some time after): a call sent now would fail on a death
+        that happened before it, which is no doing of the call's."""
+        if self.pid is None:
+            return False
+        import psutil
+
+        try:
+            return bool(psutil.Process(self.pid).status() == psutil.STATUS_ZOMBIE)
+        except psutil.NoSuchProcess:
+            return True
+        except psutil.Error:
+            return False
 
     def stderr_text(self) -> str:
         """The server's last stderr output, for error messages (kept after the log is closed)."""
@@ -535,6 +564,7 @@ class McpAdapter:
                 f"{self.describe()}: could not start the server and initialize an MCP session "
                 f"({type(exc).__name__}: {exc}){server.stderr_text()}"
             ) from exc
+        server.find_pid()
         if self._settings:
             self._run(self._apply_settings(server, self._settings), SHUTDOWN_TIMEOUT)
         return server, init, tools
@@ -559,7 +589,7 @@ class McpAdapter:
         key = call.cwd if self.per_workspace else None
         with self._lock:
             server = self._servers.get(key)
-            if server is not None and server.alive:
+            if server is not None and server.alive and not server.exited:
                 server.used = time.monotonic()
                 return server
             if server is not None:
