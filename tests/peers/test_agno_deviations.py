@@ -198,6 +198,104 @@ def written_as_given(ws: Path) -> None:
     assert (ws / "wide.txt").read_bytes() == "neu é\n".encode()
 
 
+# --- glob (find) ---------------------------------------------------------------------------------
+
+
+def glob_tree(ws: Path) -> None:
+    for name in ("a.py", ".env", "src/b.py", "src/deep/c.py", ".config/t.toml", ".ssh/id_rsa"):
+        (ws / name).parent.mkdir(parents=True, exist_ok=True)
+        (ws / name).write_text("x\n")
+
+
+def find_refusals_are_successes(ws: Path) -> None:
+    glob_tree(ws)
+    (ws / "loop_a").symlink_to("loop_b")
+    (ws / "loop_b").symlink_to("loop_a")
+    said = {
+        "Error: Pattern cannot be empty": {"pattern": ""},
+        "Error: Path not found: nope/deeper": {"pattern": "*", "path": "nope/deeper"},
+        "Error: Not a directory: a.py": {"pattern": "*", "path": "a.py"},
+        "Error finding files: Symlink loop from": {"pattern": "*", "path": "loop_a"},
+    }
+    for text, args in said.items():
+        assert ok(call(ws, "find", **args)).text.startswith(text), args
+
+
+def limit_zero_lists_one(ws: Path) -> None:
+    glob_tree(ws)
+    rows = ok(call(ws, "find", pattern="*.py", limit=0)).text.split("\n")
+    assert rows == ["a.py", "[Results limited to 0 entries]"]
+
+
+def directories_match(ws: Path) -> None:
+    glob_tree(ws)
+    everything = ok(call(ws, "find", pattern="**")).text.split("\n")
+    assert everything == ["./", ".config/", ".ssh/", "src/", "src/deep/"], "directories, no file"
+    assert ok(call(ws, "find", pattern="src/*")).text == "src/b.py\nsrc/deep/"
+    assert ok(call(ws, "find", pattern="src/deep/")).text == "src/deep/"
+
+
+def pathlib_dotfiles(ws: Path) -> None:
+    glob_tree(ws)
+    assert ok(call(ws, "find", pattern="*")).text.split("\n") == [
+        ".config/",
+        ".env",
+        ".ssh/",
+        "a.py",
+        "src/",
+    ]
+    assert ok(call(ws, "find", pattern="**/*.toml")).text == ".config/t.toml"
+
+
+def no_braces(ws: Path) -> None:
+    glob_tree(ws)
+    answer = ok(call(ws, "find", pattern="**/*.{py,toml}"))
+    assert answer.text == "No files found matching pattern: **/*.{py,toml}"
+
+
+def secrets_listed(ws: Path) -> None:
+    glob_tree(ws)
+    assert ok(call(ws, "find", pattern="**/.env*")).text == ".env"
+    assert ok(call(ws, "find", pattern="*", path=".ssh")).text == ".ssh/id_rsa"
+    assert ok(call(ws, "find", pattern="**/id_*")).text == ".ssh/id_rsa"
+
+
+def find_has_no_paging(ws: Path) -> None:
+    for n in range(5):
+        (ws / f"f{n}.txt").write_text("x\n")
+    capped = ok(call(ws, "find", pattern="*.txt", limit=2)).text
+    assert capped.split("\n")[-1] == "[Results limited to 2 entries]" and "offset" not in capped
+    refused = call(ws, "find", pattern="*.txt", offset=2)
+    assert refused.error and "offset\n  Unexpected keyword argument" in refused.text
+
+
+def surrogate_names(ws: Path) -> None:
+    (ws / "plain.txt").write_text("x\n")
+    os.close(os.open(os.path.join(os.fsencode(ws), b"bad\xff.txt"), os.O_CREAT | os.O_WRONLY))
+    assert ok(call(ws, "find", pattern="*.txt")).text == "bad\udcff.txt\nplain.txt"
+
+
+def raw_errno_texts(ws: Path) -> None:
+    for args in ({"pattern": "x" * 131072}, {"pattern": "*", "path": "x" * 131072}):
+        answer = ok(call(ws, "find", **args))
+        assert answer.text.startswith("Error finding files: [Errno 36] File name too long")
+
+
+def find_has_no_time_limit(ws: Path) -> None:
+    import inspect
+
+    from agno.tools.coding import CodingTools
+
+    assert list(inspect.signature(CodingTools.find).parameters) == [
+        "self",
+        "pattern",
+        "path",
+        "limit",
+    ]
+    source = inspect.getsource(CodingTools.find)
+    assert "timeout" not in source and "time" not in source, "a plain Path.glob walk"
+
+
 # --- robustness ----------------------------------------------------------------------------------
 
 
@@ -291,6 +389,7 @@ DEVIATIONS = [
             "test_write.py::test_concurrent_writes_never_tear",
             "test_write.py::test_cancelled_write_leaves_old_or_new",
             "WRITE-QUEUE-02",
+            "test_write.py::test_aliases_serialise",
         ),
         in_place_writes,
     ),
@@ -309,6 +408,114 @@ DEVIATIONS = [
             "test_write.py::test_utf16le_kept[with-feff]",
         ),
         written_as_given,
+    ),
+    Deviation(
+        "find's refusals are successes",
+        (
+            "test_glob.py::test_bad_arguments[empty]",
+            "test_glob_text.py::test_error_names_the_argument[pattern-empty]",
+            "test_glob.py::test_missing_file_and_loop_paths[nope]",
+            "test_glob.py::test_missing_file_and_loop_paths[nope/deeper]",
+            "test_glob.py::test_missing_file_and_loop_paths[a.txt]",
+            "test_glob.py::test_missing_file_and_loop_paths[loop_a]",
+            "test_glob_text.py::test_error_names_the_path[nope]",
+            "test_glob_text.py::test_error_names_the_path[no/such/dir]",
+            "test_glob_text.py::test_error_names_the_path[a.txt]",
+        ),
+        find_refusals_are_successes,
+    ),
+    Deviation(
+        "limit 0 lists one",
+        (
+            "test_glob.py::test_bad_arguments[limit]",
+            "test_glob_text.py::test_error_names_the_argument[limit]",
+        ),
+        limit_zero_lists_one,
+    ),
+    Deviation(
+        "directories match",
+        (
+            "test_glob.py::test_declared_dialect[**]",
+            "test_glob.py::test_files_only_links_not_followed",
+            "test_glob.py::test_sorted_by_path",
+            "test_glob_filters.py::test_ripgrep_config_changes_nothing",
+            "test_glob_limits.py::test_hostile_input_answered_cleanly[limit-1e12]",
+            "test_glob_limits.py::test_hostile_input_answered_cleanly[limit-1e30]",
+            "test_glob_limits.py::test_output_cap",
+            "test_glob.py::test_shared_pattern_semantics[src/deep/**]",
+            "test_glob.py::test_shared_pattern_semantics[src/*]",
+            "test_glob.py::test_declared_dialect[src/deep/]",
+            "test_glob.py::test_declared_dialect[.*]",
+        ),
+        directories_match,
+    ),
+    Deviation(
+        "pathlib dotfiles",
+        (
+            "test_glob.py::test_declared_dialect[*]",
+            "test_glob.py::test_declared_dialect[**/*.toml]",
+        ),
+        pathlib_dotfiles,
+    ),
+    Deviation(
+        "no braces",
+        (
+            "test_glob.py::test_shared_pattern_semantics[**/*.{js,ts}]",
+            "test_glob.py::test_shared_pattern_semantics[lib/*.{ts,tsx}]",
+        ),
+        no_braces,
+    ),
+    Deviation(
+        "secrets listed",
+        (
+            "test_glob_filters.py::test_secrets_never_listed[**/*.pem]",
+            "test_glob_filters.py::test_secrets_never_listed[**/.env*]",
+            "test_glob_filters.py::test_secrets_never_listed[**/credentials]",
+            "test_glob_filters.py::test_secrets_never_listed[**/id_*]",
+            "test_glob_filters.py::test_secrets_never_listed[**]",
+            "test_glob_filters.py::test_secrets_never_listed[.env]",
+            "test_glob_filters.py::test_secrets_never_listed[.git/**]",
+            "test_glob_filters.py::test_secrets_never_listed[.ssh/*]",
+            "test_glob_filters.py::test_secrets_never_listed[vendor/**]",
+            "test_glob_filters.py::test_sensitive_root_shows_nothing[.aws]",
+            "test_glob_filters.py::test_sensitive_root_shows_nothing[.git/hooks]",
+            "test_glob_filters.py::test_sensitive_root_shows_nothing[.git]",
+            "test_glob_filters.py::test_sensitive_root_shows_nothing[.gnupg]",
+            "test_glob_filters.py::test_sensitive_root_shows_nothing[.ssh]",
+            "test_glob_filters.py::test_sensitive_root_shows_nothing[home/.ssh]",
+            "test_glob_filters.py::test_sensitive_root_shows_nothing[vendor/.SVN]",
+            "test_glob_filters.py::test_no_pattern_ever_lists_a_secret",
+        ),
+        secrets_listed,
+    ),
+    Deviation(
+        "find has no paging",
+        (
+            "test_glob_limits.py::test_cap_and_continuation",
+            "test_glob_limits.py::test_limit_below_cap",
+            "test_glob_limits.py::test_paging_exactly_once",
+            "test_glob_limits.py::test_paging_thousands",
+            "test_glob_text.py::test_cut_names_the_offset_to_continue",
+        ),
+        find_has_no_paging,
+    ),
+    Deviation(
+        "surrogate names",
+        ("test_glob.py::test_nfd_and_non_utf8_names",),
+        surrogate_names,
+    ),
+    Deviation(
+        "raw Errno texts",
+        (
+            "test_glob_limits.py::test_hostile_input_answered_cleanly[path-128KiB]",
+            "test_glob_limits.py::test_hostile_input_answered_cleanly[pattern-128KiB]",
+        ),
+        raw_errno_texts,
+    ),
+    Deviation(
+        "no time limit",
+        ("test_glob_limits.py::test_timeout",),
+        find_has_no_time_limit,
     ),
     Deviation("framework texts", ("ROBUST-FUZZ-01",), framework_texts),
 ]
