@@ -234,7 +234,7 @@ def _joined(path: str, cwd: str) -> str:
 
 # --- observations, read from agno's own output ------------------------------------------------
 
-READ_ROW = re.compile(r" *(\d+) \| (.*)", re.S)
+READ_ROW = re.compile(r" *(-?\d+) \| (.*)", re.S)
 READ_FOOTER = re.compile(r"\[Showing lines (-?\d+)-(-?\d+) of (\d+) total\]")
 EMPTY_FILE = re.compile(r"File is empty: .*", re.S)
 MAX_LINES = 2000  # CodingTools(max_lines=2000), the rows of one answer

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import threading
 import tomllib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -45,8 +46,9 @@ class Answer:
     text: str
 
 
-def call(cwd: Path, function: str, /, **args: Any) -> Answer:
-    """One CodingTools call as agno's model layer makes it for a model's tool call."""
+def prepare(cwd: Path, function: str, /, **args: Any) -> Any:
+    """A model's tool call as agno's model layer turns it into a ``FunctionCall``: the
+    functions an ``Agent`` prepares for a run, and ``get_function_call`` on the JSON arguments."""
     from agno.tools.coding import CodingTools
     from agno.utils.functions import get_function_call
 
@@ -58,10 +60,20 @@ def call(cwd: Path, function: str, /, **args: Any) -> Answer:
         functions[name] = prepared
     function_call = get_function_call(function, json.dumps(args), "demo", functions)
     assert function_call is not None and function_call.error is None, function_call
+    return function_call
+
+
+def execute(function_call: Any) -> Answer:
+    """What the model layer puts in the tool message: the result, or the call's error."""
     outcome = function_call.execute()
     if outcome.status != "success":
         return Answer(True, function_call.error or "")
     return Answer(False, str(outcome.result))
+
+
+def call(cwd: Path, function: str, /, **args: Any) -> Answer:
+    """One CodingTools call as agno's model layer makes it for a model's tool call."""
+    return execute(prepare(cwd, function, **args))
 
 
 def ok(answer: Answer) -> Answer:
@@ -169,24 +181,28 @@ def in_place_writes(ws: Path) -> None:
 
 
 def racing_edits_lost(ws: Path) -> None:
-    """Racing edits of different lines of one file: each reads the whole file, replaces and
-    writes it back, with nothing serialising them, so one overwrites another's change."""
-    slots = [f"slot{n:02d}" for n in range(16)]
-    for _ in range(5):  # a round where every edit happens to run alone proves nothing
-        (ws / "f.txt").write_text("".join(f"{slot}\n{'x' * 4000}\n" for slot in slots))
-        with ThreadPoolExecutor(len(slots)) as pool:
-            answers = list(
-                pool.map(
-                    lambda slot: call(
-                        ws, "edit_file", file_path="f.txt", old_text=slot, new_text="done"
-                    ),
-                    slots,
-                )
-            )
+    """Racing edits of different lines of one file, started together: each reads the whole
+    file, replaces and writes it back, with nothing serialising them, so one overwrites another's
+    change."""
+    slots = [f"slot{n:02d}" for n in range(8)]
+    for _ in range(10):  # a round where every edit happens to run alone proves nothing
+        (ws / "f.txt").write_text("".join(f"{slot}\n{'x' * 500_000}\n" for slot in slots))
+        calls = [
+            prepare(ws, "edit_file", file_path="f.txt", old_text=slot, new_text="done")
+            for slot in slots
+        ]
+        start = threading.Barrier(len(calls))
+
+        def run(function_call: Any, start: threading.Barrier = start) -> Answer:
+            start.wait()
+            return execute(function_call)
+
+        with ThreadPoolExecutor(len(calls)) as pool:
+            answers = list(pool.map(run, calls))
         assert all(not answer.error for answer in answers)
         if any(slot in (ws / "f.txt").read_text() for slot in slots):
             return
-    pytest.fail("16 racing edits never lost one in 5 rounds")
+    pytest.fail("8 racing edits never lost one in 10 rounds")
 
 
 def written_as_given(ws: Path) -> None:
