@@ -66,6 +66,12 @@ PEERS: tuple[Peer, ...] = (
          "MCP server", "@modelcontextprotocol/server-filesystem", "package.json"),
     Peer("mcp-shell", "mcp-shell-server", "peers/mcp-shell", "TypeScript", "MCP server",
          "@mako10k/mcp-shell-server", "package.json"),
+    Peer("gemini-cli", "gemini-cli", "peers/gemini-cli", "TypeScript", "stdio adapter",
+         "@google/gemini-cli-core", "package.json"),
+    Peer("desktop-commander", "desktop-commander", "peers/desktop-commander", "TypeScript",
+         "MCP server", "@wonderwhy-er/desktop-commander", "package.json"),
+    Peer("agno", "agno", "peers/agno", "Python", "in-process adapter", "agno",
+         "requirements.txt"),
 )  # fmt: skip
 
 

@@ -208,15 +208,19 @@ def not_atomic(server: Server, ws: Path) -> None:
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        for content in (new, old, new):
-            assert not wrote(server, target, content).is_error
+        # a reader polls from a thread a loaded machine may hold back: write until it has seen
+        # a torn file (every write truncates first), at most 40 times
+        for _ in range(20):
+            for content in (new, old):
+                assert not wrote(server, target, content).is_error
+            if seen - {len(old)}:
+                break
     finally:
         done.set()
         watcher.join()
-    assert seen - {len(old)}, f"a reader saw only whole files: {sorted(seen)}"
+    assert seen - {len(old)}, f"a reader saw only whole files in 40 writes: {sorted(seen)}"
     # edits of one file run their read-modify-write at once: all but the last are lost
     slots = ws / "slots.txt"
-    slots.write_text("".join(f"slot{i:02}\n" for i in range(8)))
 
     async def all_edits() -> list[Any]:
         return await asyncio.gather(
@@ -233,8 +237,12 @@ def not_atomic(server: Server, ws: Path) -> None:
             )
         )
 
-    server.run(all_edits())
-    assert slots.read_text().count("done") < 8, "every edit landed: they were serialised"
+    for _ in range(10):  # sent together; a loaded machine may still deliver them apart
+        slots.write_text("".join(f"slot{i:02}\n" for i in range(8)))
+        server.run(all_edits())
+        if slots.read_text().count("done") < 8:
+            break
+    assert slots.read_text().count("done") < 8, "every edit landed in 10 rounds: serialised"
 
 
 def ten_mib_message(server: Server, ws: Path) -> None:
