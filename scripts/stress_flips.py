@@ -52,14 +52,26 @@ def targets(skeleton_dir: Path) -> dict[str, list[str]]:
     return found
 
 
-def verdicts(options: Sequence[str], stress: int, extra: Sequence[str]) -> dict[str, str]:
-    """One run's verdict per clause (its JSON report)."""
+def verdicts(
+    options: Sequence[str],
+    stress: int,
+    extra: Sequence[str],
+    cores: set[int] | None = None,
+) -> dict[str, str]:
+    """One run's verdict per clause (its JSON report). ``cores``: the run, its busy processes
+    and everything it starts keep to these cores (its CPU affinity; the stress counts usable
+    cores, so it is as dense there), and leave the others to whatever else the machine runs."""
+
+    def pin() -> None:
+        if cores:
+            os.sched_setaffinity(0, cores)
+
     with tempfile.TemporaryDirectory() as scratch:
         report = os.path.join(scratch, "report.json")
         argv = [str(BIN / "agenttools"), "run", *options, "--report-json", report, *extra]
         if stress:
             argv += ["--stress", str(stress)]
-        subprocess.run(argv, capture_output=True, text=True, check=False)
+        subprocess.run(argv, capture_output=True, text=True, check=False, preexec_fn=pin)
         if not os.path.exists(report):
             return {"(run)": "no report"}
         with open(report, encoding="utf-8") as handle:

@@ -1,9 +1,12 @@
 """Whole runs split into shards and merged have the unsharded run's verdicts: the reference over
-four tools' suites, and a real peer (the MCP filesystem server) with its expectations, strict.
+two tools' suites, and a real peer (the MCP filesystem server, its edit suite: 33 known
+failures) with its expectations, strict.
 
-The reference runs write, edit, grep and glob (564 tests, about 32 CPU seconds): enough for
-every kind of group the deal makes (clauses with many tests, properties, modules of tests that
-name no clause), at a price the long tier can pay twice."""
+The reference runs grep and glob (301 tests, about 22 CPU seconds a run, most of it the start
+of a run with two workers): enough for every kind of group the deal makes (clauses with many
+tests, properties, modules of tests that name no clause), at a price the long tier can pay five
+times. Every run takes the verdict-only profile (the fewest examples that still judge each
+property), as the peers' strict runs do: the outcomes are what is compared."""
 
 from __future__ import annotations
 
@@ -13,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from pytest_agenttools.cli.runner import VERDICT_ONLY
 from tests.connect.mcp.test_client import EXAMPLE, FS_ENTRY, need_example
 from tests.support import run_agenttools
 
@@ -23,7 +27,7 @@ def _sharded(tmp_path: Path, args: list[str], count: int) -> tuple[Any, dict[str
         name = f"shard-{index}.json"
         run_agenttools(
             "run", *args, "--shard", f"{index}/{count}", "--report-json", name, "--", "-n", "2",
-            cwd=tmp_path,
+            *VERDICT_ONLY, cwd=tmp_path,
         )  # fmt: skip
         assert (tmp_path / name).is_file(), f"shard {index}/{count} wrote no report"
         parts.append(name)
@@ -34,7 +38,9 @@ def _sharded(tmp_path: Path, args: list[str], count: int) -> tuple[Any, dict[str
 
 
 def _whole(tmp_path: Path, args: list[str]) -> tuple[Any, dict[str, Any]]:
-    run = run_agenttools("run", *args, "--report-json", "whole.json", "--", "-n", "2", cwd=tmp_path)
+    run = run_agenttools(
+        "run", *args, "--report-json", "whole.json", "--", "-n", "2", *VERDICT_ONLY, cwd=tmp_path
+    )
     return run, json.loads((tmp_path / "whole.json").read_text(encoding="utf-8"))
 
 
@@ -48,11 +54,11 @@ def _same(whole: dict[str, Any], merged: dict[str, Any]) -> None:
 
 @pytest.mark.kit_long(60)
 def test_the_reference_in_four_shards_is_the_reference_whole(tmp_path: Path) -> None:
-    tools = ["--tools", "write,edit,grep,glob"]
+    tools = ["--tools", "grep,glob"]
     run, whole = _whole(tmp_path, tools)
     merged, data = _sharded(tmp_path, tools, 4)
     assert run.returncode == merged.returncode == 0, merged.stderr + run.stdout[-2000:]
-    assert whole["summary"]["passed"] > 500
+    assert whole["summary"]["passed"] > 250
     _same(whole, data)
 
 
@@ -63,10 +69,10 @@ def test_a_peer_in_two_shards_is_the_peer_whole(tmp_path: Path) -> None:
     args = [
         "--mcp", f"node {FS_ENTRY} {{tmp}}",
         "--mcp-mapping", str(EXAMPLE / "mapping.toml"),
-        "--expectations", str(EXAMPLE / "expectations.toml"), "--strict",
+        "--expectations", str(EXAMPLE / "expectations.toml"), "--strict", "--tools", "edit",
     ]  # fmt: skip
     run, whole = _whole(tmp_path, args)
     merged, data = _sharded(tmp_path, args, 2)
     assert run.returncode == merged.returncode == 0, merged.stderr + run.stdout[-2000:]
-    assert whole["summary"]["xfailed"] >= 20
+    assert whole["summary"]["xfailed"] >= 20 and whole["summary"]["skipped"] > 0
     _same(whole, data)
