@@ -115,3 +115,55 @@ def test_spec_is_parsed_once_per_process() -> None:
         load()
     after = _load.cache_info()
     assert after.misses == before.misses, "load() parsed the spec files again"
+
+
+CLAUSE_DUMP = """
+import json, os
+from pytest_agenttools.harness.markers import clause_of
+
+def pytest_collection_finish(session):
+    found = {}
+    for item in session.items:
+        ident = clause_of(item)
+        if ident:
+            found.setdefault(ident, set()).add(item.nodeid.split("::")[0].rsplit("/", 1)[-1])
+    with open(os.environ["CLAUSE_DUMP"], "w") as out:
+        json.dump({k: sorted(v) for k, v in found.items()}, out)
+"""
+
+
+def test_a_clause_selection_collects_every_module_with_its_tests(tmp_path: Path) -> None:
+    """``--clauses`` collects only the modules the source names for those clauses
+    (``modules_testing``): every clause's collected tests, wherever their marker comes from,
+    live in those modules, so the narrower collection loses no test."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    from pytest_agenttools.cli.runner import SuiteRun
+    from pytest_agenttools.spec.clauses import modules_testing
+
+    (tmp_path / "clause_dump.py").write_text(CLAUSE_DUMP, encoding="utf-8")
+    dump = tmp_path / "clauses.json"
+    args = [*SuiteRun().args(), "-p", "clause_dump", "--collect-only", "-q"]
+    env = {
+        **os.environ,
+        "CLAUSE_DUMP": str(dump),
+        "PYTHONPATH": os.pathsep.join([str(tmp_path), *sys.path]),
+    }
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *args],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert dump.is_file(), proc.stdout[-2000:] + proc.stderr[-2000:]
+    collected: dict[str, list[str]] = json.loads(dump.read_text(encoding="utf-8"))
+    assert len(collected) >= len(load().active())
+    index = clause_test_index()
+    for ident, files in collected.items():
+        named = {f"{module}.py" for module in modules_testing([ident], index)}
+        assert set(files) <= named, f"{ident}: tests in {files}, the source names {named}"
+    assert modules_testing(["NO-SUCH-01"]) == [], "an unknown id must collect the whole suite"
+    run = SuiteRun(clauses="GLOB-CAP-01, READ-ARG-01")
+    assert run.collected_modules() == modules_testing(["GLOB-CAP-01", "READ-ARG-01"])
+    assert "pytest_agenttools.conformance" not in run.args()

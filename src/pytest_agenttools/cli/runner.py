@@ -95,11 +95,23 @@ class SuiteRun:
         values = {name: getattr(self, name) for name in OPTION_FIELDS}
         return {**values, **self.options}
 
+    def collected_modules(self) -> list[str]:
+        """The suite modules to collect: those named, else (a clause selection) the modules of
+        the chosen clauses' tests, else none named (the whole suite)."""
+        if self.modules:
+            return list(self.modules)
+        if self.clauses:
+            from pytest_agenttools.run.selection import split_list
+            from pytest_agenttools.spec.clauses import modules_testing
+
+            return modules_testing(sorted(split_list(self.clauses)))
+        return []
+
     def args(self) -> list[str]:
         from pytest_agenttools.spec.clauses import suite_dir
 
         root = str(suite_dir())
-        targets = [f"{SUITE}.{m}" for m in self.modules] or [SUITE]
+        targets = [f"{SUITE}.{m}" for m in self.collected_modules()] or [SUITE]
         args = [
             "--pyargs",
             *targets,
