@@ -15,7 +15,6 @@ import importlib.util
 import json
 import os
 import threading
-import tomllib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tests.peers.demos import assert_each_entry_shown_once
 from tests.support import REPO
 
 ADAPTER = REPO / "peers" / "agno"
@@ -537,27 +537,10 @@ DEVIATIONS = [
 ]
 
 
-def entries() -> dict[str, str]:
-    data = tomllib.loads((ADAPTER / "expectations.toml").read_text(encoding="utf-8"))
-    found: dict[str, str] = {}
-    for kind in ("xfail", "skip"):
-        for entry in data.get(kind, []):
-            assert entry["id"] not in found, f"{entry['id']} is listed twice"
-            found[entry["id"]] = entry["reason"]
-    return found
-
-
 def test_every_entry_is_shown_by_exactly_one_deviation() -> None:
-    listed = entries()
-    shown: dict[str, str] = {}
-    for deviation in DEVIATIONS:
-        for ident in deviation.entries:
-            assert ident not in shown, f"{ident}: shown by {shown[ident]!r} and {deviation.name!r}"
-            shown[ident] = deviation.name
-    assert sorted(set(listed) - set(shown)) == [], "entries no demo shows"
-    assert sorted(set(shown) - set(listed)) == [], "demos of entries the file no longer has"
-    for ident, reason in listed.items():
-        assert len(reason) > 40, f"{ident}: say which behaviour of agno breaks the clause"
+    assert_each_entry_shown_once(
+        ADAPTER / "expectations.toml", ((d.name, d.entries) for d in DEVIATIONS), "agno"
+    )
 
 
 @pytest.mark.parametrize("deviation", DEVIATIONS, ids=lambda d: d.name)

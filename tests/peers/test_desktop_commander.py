@@ -33,6 +33,7 @@ import pytest
 
 from pytest_agenttools.cli.runner import VERDICT_ONLY
 from pytest_agenttools.connect.mcp.client import load_mapping, temp_root, unencodable
+from tests.peers.demos import assert_each_entry_shown_once
 from tests.support import REPO, strict_report
 
 PEER = REPO / "peers" / "desktop-commander"
@@ -421,27 +422,10 @@ DEVIATIONS = [
 ]
 
 
-def entries() -> dict[str, str]:
-    data = tomllib.loads((PEER / "expectations.toml").read_text(encoding="utf-8"))
-    found: dict[str, str] = {}
-    for kind in ("xfail", "skip"):
-        for entry in data.get(kind, []):
-            assert entry["id"] not in found, f"{entry['id']} is listed twice"
-            found[entry["id"]] = entry["reason"]
-    return found
-
-
 def test_every_entry_is_shown_by_exactly_one_deviation() -> None:
-    listed = entries()
-    shown: dict[str, str] = {}
-    for deviation in DEVIATIONS:
-        for ident in deviation.entries:
-            assert ident not in shown, f"{ident}: shown by {shown[ident]!r} and {deviation.name!r}"
-            shown[ident] = deviation.name
-    assert sorted(set(listed) - set(shown)) == [], "entries no demo shows"
-    assert sorted(set(shown) - set(listed)) == [], "demos of entries the file no longer has"
-    for ident, reason in listed.items():
-        assert len(reason) > 40, f"{ident}: say which behaviour of the server breaks the clause"
+    assert_each_entry_shown_once(
+        PEER / "expectations.toml", ((d.name, d.entries) for d in DEVIATIONS), "the server"
+    )
 
 
 @pytest.mark.parametrize("deviation", DEVIATIONS, ids=lambda d: d.name)
