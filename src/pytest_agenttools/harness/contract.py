@@ -87,9 +87,11 @@ GLOB_DIALECTS = frozenset({"gitignore", "bash", "minimatch"})
 REFUSED_GLOB_DIALECTS: Mapping[str, str] = {
     "pathlib": (
         "Python's pathlib glob has no {a,b} braces, which every glob tool models are prompted "
-        "with reads alike (GLOB-PAT-03); expand braces in the adapter (one pathlib glob per "
-        "alternative, results merged and sorted) and declare minimatch, which the rest follows "
-        "(the whole relative path is matched; whether * matches dotfiles is not judged)."
+        "with reads alike (GLOB-PAT-03). Declare minimatch, which the rest follows (the whole "
+        "relative path is matched; whether * matches dotfiles is not judged). A tool of your "
+        "own can expand braces itself (one pathlib glob per alternative, results merged and "
+        "sorted), where the model sees it; an adapter of someone else's tool never adds what "
+        "the tool lacks, so there the missing braces show as GLOB-PAT-03 failures."
     ),
 }
 MANIFEST_KEYS = frozenset(
