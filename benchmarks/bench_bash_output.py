@@ -2,6 +2,9 @@
 
 Both runs start the same producer (`head -c N /dev/zero | tr '\\0' a`, no newlines); the baseline
 drains its pipe with `cat >/dev/null`, the reference captures it (bounded file + bounded view).
+Rounds alternate (the baseline, then the reference), and the ratio is the median of the per-round
+ratios. The reference's time is its call's, measured inside a fresh process that makes that one
+call: a server is long-lived, so the interpreter's start is not a cost of capturing output.
 Reports the median wall times, their ratio, the peak resident memory of a fresh process that
 makes one reference call (ru_maxrss of that process; the command's own processes are not
 counted), and the size the full-output file takes on disk once the command has ended.
@@ -21,21 +24,23 @@ import sys
 import tempfile
 import time
 
-from measure import child_output, median_seconds, publish
+from measure import child_output, publish
 
 CHILD = """
-import os, resource, sys
+import os, resource, sys, time
 from pytest_agenttools.implementations.reference import create
 tools = create()
 tools.configure({"bash.soft_yield_s": 3600})  # a slow machine must not hand it over
 before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+start = time.perf_counter()
 result = tools.call("bash", {"command": sys.argv[1], "timeout": 300}, sys.argv[2])
+took = time.perf_counter() - start
 assert not result["isError"], result["content"][0]["text"][-300:]
 path = result["details"].get("fullOutputPath")
 info = os.stat(path) if path else None
 size = max(info.st_size, info.st_blocks * 512) if info else 0
 tools.shutdown()
-print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, size)
+print(before, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, size, took)
 """
 
 
@@ -46,9 +51,18 @@ def producer(size: int) -> str:
     return f"head -c {size} /dev/zero | tr '\\0' a"
 
 
-def reference_run(command: str, cwd: str) -> tuple[int, int, int]:
+def reference_run(command: str, cwd: str) -> tuple[int, int, int, float]:
+    """Peak RSS before and after the call (KiB), the file's size on disk, the call's seconds."""
     out = child_output(CHILD, command, cwd).split()
-    return int(out[0]), int(out[1]), int(out[2])
+    return int(out[0]), int(out[1]), int(out[2]), float(out[3])
+
+
+def baseline_run(command: str) -> float:
+    """Seconds of the same producer drained by ``cat >/dev/null`` (bash's start included, as
+    the reference's call includes its bash)."""
+    start = time.perf_counter()
+    subprocess.run(["bash", "-c", f"{command} | cat >/dev/null"], check=True)
+    return time.perf_counter() - start
 
 
 def main() -> int:
@@ -60,27 +74,23 @@ def main() -> int:
     size = ns.size_mib * 1024 * 1024
     command = producer(size)
     with tempfile.TemporaryDirectory(prefix="bench-bash-") as cwd:
-        baseline = median_seconds(
-            lambda: subprocess.run(["bash", "-c", f"{command} | cat >/dev/null"], check=True),
-            ns.rounds,
-        )
-        samples = []
-        peaks = []
-        on_disk = []
-        for _ in range(ns.rounds):
-            start = time.perf_counter()
-            _, peak, captured = reference_run(command, cwd)
-            samples.append(time.perf_counter() - start)
+        baselines, samples, ratios, peaks, on_disk = [], [], [], [], []
+        for _ in range(ns.rounds):  # alternating: both see the same machine, round by round
+            baselines.append(baseline_run(command))
+            _, peak, captured, took = reference_run(command, cwd)
+            samples.append(took)
+            ratios.append(took / baselines[-1])
             peaks.append(peak)
             on_disk.append(captured)
             assert captured <= min(size, FILE_CAP + 1024), f"the full output file takes {captured}"
-        reference = statistics.median(samples)
+        baseline, reference = statistics.median(baselines), statistics.median(samples)
         idle = reference_run("true", cwd)[1]
     numbers = {
         "size_mib": ns.size_mib,
         "baseline_cat_s": round(baseline, 3),
         "reference_s": round(reference, 3),
-        "ratio": round(reference / baseline, 2),
+        "ratio": round(statistics.median(ratios), 2),
+        "load_average_1min": round(os.getloadavg()[0], 2),
         "peak_rss_mib": round(max(peaks) / 1024, 1),
         "full_output_file_on_disk_mib": round(max(on_disk) / (1 << 20), 2),
         "idle_call_peak_rss_mib": round(idle / 1024, 1),

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_agenttools.fixtures.builders import make_text_file
 from pytest_agenttools.implementations.reference import create, fsport, read, read_pdf
@@ -250,6 +252,8 @@ PAGING_FILES = {
     "multibyte": ("\u00e9\u4e2d\U0001f600 line\n" * 200).encode(),
     "no-final-lf": b"a\nb\nc" * 50,
     "empty-lines": b"\n" * 500,
+    # lines of 1 to 13 bytes: some page's block ends on an LF exactly at the byte cap
+    "every-alignment": b"".join(b"x" * (i % 13) + b"\n" for i in range(400)) + b"last",
     "empty": b"",
 }
 
@@ -314,3 +318,15 @@ def test_paging_looks_through_a_port_that_only_delegates() -> None:
     assert read_module._walks_lines_as_reference(Delegate(read_module.ReadOps()))
     assert not read_module._walks_lines_as_reference(OwnLines())
     assert not read_module._walks_lines_as_reference(Delegate(OwnLines()))
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    start=st.one_of(st.integers(1, 3000), st.integers(1, 10**9)),
+    lines=st.lists(st.text(st.characters(blacklist_characters="\n"), max_size=5), max_size=2100),
+)
+def test_numbered_page_is_each_line_numbered_and_joined(start: int, lines: list[str]) -> None:
+    """The columned join of a page (every thousand boundary, the first line, the arrow) is
+    line by line what READ-LN-01 says each line is."""
+    expected = "\n".join(read.number_line(n, line) for n, line in enumerate(lines, start))
+    assert read.number_lines(start, lines) == expected

@@ -71,6 +71,28 @@ def test_name_part(pattern: str, name: str) -> None:
     assert globmatch.name_part(pattern) == name
 
 
+PATHS = ("a.py", "src/a.py", "src/x/y/a.py", ".hidden/a.py", "a.pyc", "src/a.md", "a b.py")
+
+
+@pytest.mark.parametrize("pattern", ["**/*.py", "/**/*.py", "**/**/*.py", "**/a.{py,md}"])
+def test_a_leading_double_star_selects_by_name_alone(pattern: str) -> None:
+    """No per-path check for ``**/x``: rg's file type (the name part) selects exactly what the
+    whole pattern does, path by path."""
+    assert search_filters.path_filter([pattern]) is None
+    whole, name = (
+        globmatch.compile_glob(pattern),
+        globmatch.compile_glob(globmatch.name_part(pattern)),
+    )
+    assert [bool(whole.match(p)) for p in PATHS] == [bool(name.match(p)) for p in PATHS]
+
+
+@pytest.mark.parametrize("pattern", ["/*.py", "src/*.py", "**/src/*.py", "/**/src/*.py", "a:b"])
+def test_a_pattern_anchored_or_with_a_directory_is_checked_by_path(pattern: str) -> None:
+    keep = search_filters.path_filter([pattern])
+    assert keep is not None
+    assert not keep(b"elsewhere/deep/a.py")
+
+
 def test_sensitive_rules_come_last() -> None:
     argv = search_filters.glob_arguments(["**/.env", "!*.md"], default_dirs=True, bulky=True)
     globs = [a for a in argv if a.startswith("--glob=")]

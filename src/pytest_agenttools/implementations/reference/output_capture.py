@@ -266,6 +266,11 @@ def build_view(
 
 #: the pipe size asked for (the kernel's default is 64 KiB): fewer, larger steps per megabyte
 PIPE_BYTES = 1 << 20
+#: a step that moved less than this found a producer slower than the drain ...
+SMALL_STEP = 256 << 10
+#: ... so the pump waits this long for the pipe to fill before the next step: a fast producer
+#: writing 8 KiB at a time otherwise costs one Python step per write (1 GiB: ~120,000 steps)
+FILL_WAIT_S = 0.001
 
 
 def _widen(fd: int) -> None:
@@ -374,6 +379,8 @@ class OutputCapture:
                     moved = self._move()
                     # drain what the pipe holds without a select wake-up per step
                     while moved > 0 and self._drain_until is None:
+                        if moved < SMALL_STEP:
+                            time.sleep(FILL_WAIT_S)
                         moved = self._move()
                     if moved == 0:
                         break
