@@ -5,6 +5,11 @@ runs ``cat FILE >/dev/null`` once, alternating, so both see the same machine; th
 median of the per-round ratios. Target (issue 29): at most 10x ``cat``; before, every page
 walked every line from line 1 in Python (968-1,452x on a loaded machine).
 
+It also times a read of a one-line file, the cost of a call before any page work (arguments,
+path checks, open, sniffing, the result), and says what share of the ratio that alone makes:
+``fixed_cost_ratio`` is 205 such calls next to one ``cat`` of the file, the floor any per-call
+read of this file in pages reaches however fast its page work.
+
     python benchmarks/bench_read_pages.py [--size-mib 10] [--rounds 7] [--json out.json]
 """
 
@@ -51,10 +56,20 @@ def main() -> int:
             with open(os.devnull, "wb") as null:
                 subprocess.run(["cat", str(target)], check=True, stdout=null)
 
+        small = Path(tmp) / "one-line.txt"
+        small.write_text("one line\n", encoding="utf-8")
+
+        def one_call() -> None:
+            assert not tools.call("read", {"path": str(small)}, tmp)["isError"]
+
         pages = every_page()  # warm the page cache for both
         cat()
-        ratios, t_ref, t_cat = [], [], []
+        ratios, t_ref, t_cat, t_fixed = [], [], [], []
         for _ in range(ns.rounds):
+            start = time.perf_counter()
+            for _ in range(pages):
+                one_call()
+            t_fixed.append(time.perf_counter() - start)
             start = time.perf_counter()
             every_page()
             t_ref.append(time.perf_counter() - start)
@@ -69,6 +84,10 @@ def main() -> int:
             "cat_s": round(statistics.median(t_cat), 5),
             "ratio_every_page_to_cat": round(statistics.median(ratios), 1),
             "per_page_ms": round(1000 * statistics.median(t_ref) / pages, 3),
+            "one_line_call_ms": round(1000 * statistics.median(t_fixed) / pages, 3),
+            "fixed_cost_ratio": round(
+                statistics.median(f / c for f, c in zip(t_fixed, t_cat, strict=True)), 1
+            ),
             "load_average_1min": round(os.getloadavg()[0], 2),
             "rounds": ns.rounds,
         }
