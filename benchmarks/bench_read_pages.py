@@ -7,8 +7,8 @@ walked every line from line 1 in Python (968-1,452x on a loaded machine).
 
 It also times a read of a one-line file, the cost of a call before any page work (arguments,
 path checks, open, sniffing, the result), and says what share of the ratio that alone makes:
-``fixed_cost_ratio`` is 205 such calls next to one ``cat`` of the file, the floor any per-call
-read of this file in pages reaches however fast its page work.
+``fixed_cost_ratio`` is one such call per page next to one ``cat`` of the file: the floor that
+reading this file page by page, one call a page, cannot go under however fast the page work.
 
     python benchmarks/bench_read_pages.py [--size-mib 10] [--rounds 7] [--json out.json]
 """

@@ -17,6 +17,16 @@ def has_slash(pattern: str) -> bool:
     return "/" in pattern.rstrip("/")
 
 
+def selects_by_name(pattern: str) -> bool:
+    """Whether the pattern selects by file name alone, so that matching its ``name_part``
+    selects exactly the same paths: no ``/``, or only a leading ``**/`` (which spans any depth,
+    none included; ``/**/`` too, while ``/*.py`` stays anchored)."""
+    rest = pattern[1:] if pattern.startswith("/**/") else pattern
+    while rest.startswith("**/"):
+        rest = rest[3:]
+    return not has_slash(rest)
+
+
 def name_part(pattern: str) -> str:
     """The last path segment (what a file name must match); ``*`` when it cannot be split."""
     depth = 0

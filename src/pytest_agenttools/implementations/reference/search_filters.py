@@ -135,21 +135,11 @@ def glob_arguments(
     return argv + [f"--glob={glob}" for glob in ordered]
 
 
-def _names_only(glob: str) -> bool:
-    """Whether the glob selects by file name alone: ``**/*.py`` selects what ``*.py`` does (a
-    leading ``**/`` spans any depth, none included), so rg's file type selects it exactly and
-    no path check (a Python step per listed file) is needed."""
-    rest = glob[1:] if glob.startswith("/**/") else glob  # "/*.py" stays anchored
-    while rest.startswith("**/"):
-        rest = rest[3:]
-    return not globmatch.has_slash(rest)
-
-
 def path_filter(user_globs: Sequence[str]) -> Callable[[bytes], bool] | None:
     """A check on rg's relative paths for inclusion globs with ``/`` or ``:`` (None when not
     needed: rg's file type selected exactly)."""
     wanted = [g for g in user_globs if not g.startswith("!")]
-    if not any(not _names_only(g) or ":" in g for g in wanted):
+    if not any(not globmatch.selects_by_name(g) or ":" in g for g in wanted):
         return None
     compiled = [globmatch.compile_glob(g) for g in wanted]
 
