@@ -67,6 +67,23 @@ def test_seeding_a_directory_that_cannot_be_written_is_no_error(tmp_path: Path) 
     assert blocker.read_text() == "not a directory"
 
 
+def test_the_table_is_built_once_per_user_and_a_damaged_copy_is_built_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_agenttools.cli import runner
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    table = runner._category_table.__wrapped__  # past this process's own cache
+    first = table()
+    (cached,) = tmp_path.glob("pytest-agenttools/unicode-categories-*.json")
+    assert cached.read_bytes() == first == runner._walk_categories()
+    assert not [p for p in cached.parent.iterdir() if p != cached], "a partial file was left"
+    cached.write_bytes(first[:-1])  # a write cut short
+    assert table() == first and cached.read_bytes() == first
+    cached.write_bytes(b'[["Zz", [[0, 1]]]]')  # a readable copy is taken as it is
+    assert table() == b'[["Zz", [[0, 1]]]]'
+
+
 def test_a_runs_scratch_directory_is_seeded_and_removed() -> None:
     with scratch_hypothesis() as scratch:
         assert os.environ["HYPOTHESIS_STORAGE_DIRECTORY"] == scratch

@@ -346,11 +346,21 @@ def slow_fuzzy_search(server: Server, ws: Path) -> None:
     limit is 30 s): its own report gives the time."""
     binary_never_overwritten(server, ws)
     (ws / "f.txt").write_text("ab" * 1000 + "\n")
-    short = edited(server, ws / "f.txt", "zy" * 20, "g")
-    long = edited(server, ws / "f.txt", "zy" * 600, "g")
-    took = [re.search(r"Fuzzy search completed in ([\d.]+)ms", a.text) for a in (short, long)]
-    assert took[0] and took[1], (short.text, long.text)
-    assert float(took[1][1]) > 400 and float(took[1][1]) > 5 * float(took[0][1]), took
+
+    def search_ms(old: str) -> float:
+        answer = edited(server, ws / "f.txt", old, "g")
+        took = re.search(r"Fuzzy search completed in ([\d.]+)ms", answer.text)
+        assert took, answer.text
+        return float(took[1])
+
+    # the short search's best of three: a stall of a busy machine is most of a short search's
+    # time (a 40 ms search reported 189 ms once under load), a small part of a long one's
+    short = min(search_ms("zy" * 20) for _ in range(3))
+    # (not monotonic in the old text's length: 1,800 characters were found faster than 1,200)
+    long = search_ms("zy" * 600)
+    print(f"fuzzy search: {short:.0f} ms for 40 characters, {long:.0f} ms for 1,200")
+    # about 50 and 680 ms on a quiet 2-core machine; 80 and 530 under six busy processes
+    assert long > 200 and long > 5 * short, (short, long)
 
 
 @dataclass(frozen=True)

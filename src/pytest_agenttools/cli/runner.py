@@ -216,7 +216,37 @@ def seed_hypothesis_storage(directory: str) -> None:
 @functools.cache
 def _category_table() -> bytes:
     """Each Unicode category's code point spans, as JSON: ``[[category, [[start, end] ...]] ...]``
-    sorted by category (hypothesis's ``charmap`` cache file)."""
+    sorted by category (hypothesis's ``charmap`` cache file). Kept in the user's cache
+    directory once built: every ``agenttools run`` is a new process, and the walk costs each
+    of them 0.2 s of CPU; a cache that cannot be read or written is built again."""
+    import unicodedata
+
+    cached = os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"),
+        "pytest-agenttools",
+        f"unicode-categories-{unicodedata.unidata_version}-{sys.maxunicode}.json",
+    )
+    with contextlib.suppress(OSError, ValueError):
+        with open(cached, "rb") as stream:
+            data = stream.read()
+        table = json.loads(data)  # a write cut short elsewhere is no table
+        if isinstance(table, list) and all(isinstance(row[0], str) for row in table):
+            return data
+    data = _walk_categories()
+    with contextlib.suppress(OSError):
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        fd, partial = tempfile.mkstemp(dir=os.path.dirname(cached), prefix=".partial-")
+        try:
+            with os.fdopen(fd, "wb") as stream:
+                stream.write(data)
+            os.replace(partial, cached)  # whole or not at all, whoever else writes it
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(partial)
+    return data
+
+
+def _walk_categories() -> bytes:
     import unicodedata
 
     category = unicodedata.category

@@ -31,6 +31,7 @@ import pytest
 from pytest_agenttools.cli.runner import VERDICT_ONLY
 from pytest_agenttools.connect.base import AdapterError, ProtocolError, TransportLimit
 from pytest_agenttools.connect.mcp.client import (
+    MAX_WORKSPACE_SERVERS,
     McpAdapter,
     TranslationConflict,
     convert_result,
@@ -1289,7 +1290,7 @@ def test_cwd_in_the_command_starts_a_server_per_workspace(tmp_path: Path) -> Non
     adapter = McpAdapter(f"{echo_command()} --root {{cwd}}", mapping, call_timeout=20)
     adapter.start()
     assert adapter.not_run == {}  # commands run where the server runs: the workspace
-    spaces = [tmp_path / name for name in ("a", "b", "c", "d", "e", "f")]
+    spaces = [tmp_path / name for name in "abcdefghijk"[: MAX_WORKSPACE_SERVERS + 1]]
     try:
         seen = []
         for space in spaces:
@@ -1299,7 +1300,8 @@ def test_cwd_in_the_command_starts_a_server_per_workspace(tmp_path: Path) -> Non
             assert first["cwd"] == str(space) and again["pid"] == first["pid"]
             seen.append(first["pid"])
         assert len(set(seen)) == len(spaces)  # one server per workspace
-        assert len(adapter._servers) <= 4  # the least used are stopped
+        # one workspace more than the pool holds: the least used was stopped
+        assert len(adapter._servers) <= MAX_WORKSPACE_SERVERS
     finally:
         adapter.close()
     assert not any(psutil_alive(pid) for pid in seen)

@@ -193,6 +193,32 @@ def test_standard_streams_are_refused_by_name(path: str) -> None:
     assert raised.value.code == "device"
 
 
+def test_a_plain_file_is_checked_by_name_without_walking_links(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The per-call shortcut: a regular file is no device and leads nowhere, so its chain is
+    not walked; a link beside it, or a directory link above a device, still is."""
+    plain = tmp_path / "plain.txt"
+    plain.write_text("x\n")
+    os.symlink("/dev/zero", tmp_path / "zero")
+    os.symlink("/dev", tmp_path / "devices")
+    walked: list[str] = []
+    real_chain = fsport.link_chain
+
+    def chain(path: str) -> list[str]:
+        walked.append(path)
+        return real_chain(path)
+
+    monkeypatch.setattr(fsport, "link_chain", chain)
+    fsport.refuse_device(str(plain))
+    assert walked == []
+    for device in (tmp_path / "zero", tmp_path / "devices" / "stdin"):
+        with pytest.raises(ToolError) as raised:
+            fsport.refuse_device(str(device))
+        assert raised.value.code == "device"
+    assert walked == [str(tmp_path / "zero"), str(tmp_path / "devices" / "stdin")]
+
+
 def test_stdin_redirected_from_dev_null_is_still_refused(tmp_path: Path) -> None:
     os.symlink("/dev/stdin", tmp_path / "in")
     saved = os.dup(0)
