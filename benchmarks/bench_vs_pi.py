@@ -21,8 +21,9 @@ stops. The in-process reference shares this process, so it has no peak of its ow
       the reference keeps at most 64 MiB of it on disk, pi the whole output (in a TMPDIR of
       this run's: pi never removes it)
     5 a --write-mib write vs `dd bs=1M conv=fsync` (the reference writes durably; pi's
-      fs.writeFile does not fsync); a refusal (the stdio reference's 64 MiB request-line limit)
-      is reported, not fatal
+      fs.writeFile does not fsync); the stdio reference is served with a request-line limit
+      that fits the write (``serve --max-line-bytes``; its default of 64 MiB refuses a 100 MiB
+      write with an error that names the option); a refusal is reported, not fatal
     6 --small-reads reads of a 20-line file; the baseline is the reference in process
     7 grep for a literal (planted in every 2000th file of bench_search's tree: under pi's
       100-match cap, where pi stops rg, so every tool reads the whole tree) vs raw `rg`; glob
@@ -221,9 +222,11 @@ class Bench:
         if name == "ref in-proc":
             return InProcessAdapter(REFERENCE_FACTORY, call_timeout=timeout)
         if name == "ref stdio":
-            return StdioAdapter(
-                shlex.join([agenttools_exe(), "serve"]), call_timeout=timeout, env=env
-            )
+            # a request line as long as the biggest this run sends (the write's content, JSON
+            # escaped): the server's default limit is 64 MiB, which refuses a 100 MiB write
+            limit = max(64, 2 * self.ns.write_mib + 1) * MiB
+            command = [agenttools_exe(), "serve", "--max-line-bytes", str(limit)]
+            return StdioAdapter(shlex.join(command), call_timeout=timeout, env=env)
         return StdioAdapter(
             shlex.join(["node", str(PI_DIR / "server.mjs")]), call_timeout=timeout, env=env
         )
