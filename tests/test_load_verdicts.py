@@ -44,7 +44,7 @@ def script() -> Iterator[ModuleType]:
     del sys.modules[spec.name]
 
 
-@pytest.mark.kit_long(70)
+@pytest.mark.kit_long(45)
 def test_timing_clauses_give_the_same_verdicts_quiet_and_under_stress(
     script: ModuleType, tmp_path: Path
 ) -> None:

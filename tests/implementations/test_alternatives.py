@@ -26,8 +26,8 @@ def test_there_are_at_least_eight_alternatives_each_modelled_on_a_real_tool() ->
 @pytest.mark.parametrize(
     ("name", "stdio"),
     [
-        # a full run of the suite each: about 45 s in process, 65 s over stdio on 2 busy cores
-        pytest.param(name, name in STDIO, marks=pytest.mark.kit_long(65 if name in STDIO else 45))
+        # a full run of the suite each: about 50 s in process, 60 s over stdio on 2 busy cores
+        pytest.param(name, name in STDIO, marks=pytest.mark.kit_long(60 if name in STDIO else 50))
         for name in STYLES
     ],
     ids=lambda value: (

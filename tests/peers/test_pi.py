@@ -449,7 +449,7 @@ def _toml(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-@pytest.mark.kit_long(90)
+@pytest.mark.kit_long(115)
 def test_strict_run_of_the_migrated_suites(tmp_path: Path) -> None:
     kept = [
         (kind, entry)

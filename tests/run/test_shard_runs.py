@@ -52,7 +52,7 @@ def _same(whole: dict[str, Any], merged: dict[str, Any]) -> None:
     }
 
 
-@pytest.mark.kit_long(60)
+@pytest.mark.kit_long(48)
 def test_the_reference_in_four_shards_is_the_reference_whole(tmp_path: Path) -> None:
     tools = ["--tools", "grep,glob"]
     run, whole = _whole(tmp_path, tools)
@@ -62,7 +62,7 @@ def test_the_reference_in_four_shards_is_the_reference_whole(tmp_path: Path) -> 
     _same(whole, data)
 
 
-@pytest.mark.kit_long(90)
+@pytest.mark.kit_long(60)
 def test_a_peer_in_two_shards_is_the_peer_whole(tmp_path: Path) -> None:
     """A peer with real failures, each covered by its expectations file, run strict."""
     need_example(FS_ENTRY, install="npm ci --ignore-scripts in peers/mcp-filesystem")

@@ -727,7 +727,7 @@ def test_server_filesystem_deviations_are_exactly_the_expected_ones(tmp_path: Pa
     assert report["summary"]["xfailed"] >= 20, "the server's real deviations show as expected"
 
 
-@pytest.mark.kit_long(75)
+@pytest.mark.kit_long(62)
 def test_mcp_shell_deviations_are_exactly_the_expected_ones(tmp_path: Path) -> None:
     need_example(SHELL_ENTRY, SHELL_PTY, install=SHELL_INSTALL)
     report = run_strict(tmp_path, shell_command(), SHELL)
