@@ -165,7 +165,7 @@ def test_undeclared_tool_is_a_protocol_error(adapter: InProcessAdapter, ws: Path
 # --- the suite, strict, with the expectations ---------------------------------------------------
 
 
-@pytest.mark.kit_long(30)
+@pytest.mark.kit_long(45)
 def test_suite_against_agno_is_exactly_as_expected(tmp_path: Path) -> None:
     need_agno()
     bin_dir = os.path.dirname(sys.executable)

@@ -448,7 +448,7 @@ def test_deviation_shown_by_calling_the_server(
 # ---- the strict run
 
 
-@pytest.mark.kit_long(34)
+@pytest.mark.kit_long(42)
 def test_desktop_commander_deviations_are_exactly_the_expected_ones(tmp_path: Path) -> None:
     need_server()
     exe = shutil.which("agenttools", path=os.path.dirname(sys.executable)) or "agenttools"

@@ -65,7 +65,7 @@ def pi_expectations(tests: dict[str, str], path: Path) -> None:
     )
 
 
-@pytest.mark.kit_long(30)
+@pytest.mark.kit_long(35)
 def test_reference_both_adapters_pi_and_the_comparison_page(tmp_path: Path) -> None:
     chosen = ("--", "--agenttools-clauses", ",".join(CLAUSES))
     first = agenttools("run", "--report-json", "ref.json", *chosen, cwd=tmp_path)

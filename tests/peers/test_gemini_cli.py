@@ -239,7 +239,7 @@ def _toml(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-@pytest.mark.kit_long(40)
+@pytest.mark.kit_long(46)
 def test_strict_run(tmp_path: Path) -> None:
     kept = [
         (kind, entry)
