@@ -541,6 +541,22 @@ def test_features_of_modules_without_any(tmp_path: Path) -> None:
     assert tools.features() == sorted([*read_module.FEATURES, *tools.confinement.features()])
 
 
+def test_features_are_worked_out_once_per_instance(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Every call's context carries the features: on a machine without a sandbox, confinement
+    says why once, not once per call."""
+    tools = toolbox.ReferenceTools()
+    tools.confinement.sandbox.problem = "bwrap (bubblewrap) is not installed"  # a cached value
+    (tmp_path / "f.txt").write_text("x\n")
+    with caplog.at_level("WARNING", logger="agenttools.reference"):
+        for _ in range(3):
+            assert not tools.call("read", {"path": "f.txt"}, str(tmp_path))["isError"]
+        assert "confine.bash" not in tools.features()
+    warned = [r for r in caplog.records if "confine.bash is not declared" in r.getMessage()]
+    assert len(warned) == 1
+
+
 def test_a_failing_presentation_is_an_internal_error(tmp_path: Path) -> None:
     class Rewords(toolbox.ReferenceTools):
         def present(self, tool: str, arguments: Any, cwd: str, result: Any) -> Any:

@@ -207,13 +207,19 @@ class ReferenceTools:
         self.services[confine.SERVICE] = self.confinement
         self.session = session_env.of(self.services)  # BASH-SESSION-02: one id per instance
         self._lock = threading.Lock()
+        self._features: tuple[str, ...] | None = None
 
     def features(self) -> list[str]:
-        found: set[str] = set()
-        for definition in self.definitions.values():
-            found.update(definition.features)
-        found.update(self.confinement.features())
-        return sorted(found)
+        """Fixed for the instance (the tools' own, and confinement's once its sandbox is
+        probed), so worked out once: every call's context asks for them, and confinement
+        warns each time it finds no sandbox."""
+        if self._features is None:
+            found: set[str] = set()
+            for definition in self.definitions.values():
+                found.update(definition.features)
+            found.update(self.confinement.features())
+            self._features = tuple(sorted(found))
+        return list(self._features)
 
     def manifest(self) -> dict[str, Any]:
         values = self.limits.as_dict()
