@@ -181,7 +181,7 @@ def _same_verdicts(whole: dict[str, Any], merged: dict[str, Any]) -> None:
     }
 
 
-@pytest.mark.kit_long(35)  # seven runs of the suite and two merges, one after another
+@pytest.mark.kit_long(35)  # six runs of the suite and two merges, one after another
 def test_shards_of_a_run_merge_into_the_whole_runs_report(tmp_path: Path) -> None:
     """A broken glob with failures, passes, skips and an expected failure: the merge of its
     shards, dealt two ways (one shard, and four for six clauses, so that some shard gets one

@@ -234,15 +234,10 @@ def _category_table() -> bytes:
             return data
     data = _walk_categories()
     with contextlib.suppress(OSError):
+        from pytest_agenttools.run.baseline import write_atomically
+
         os.makedirs(os.path.dirname(cached), exist_ok=True)
-        fd, partial = tempfile.mkstemp(dir=os.path.dirname(cached), prefix=".partial-")
-        try:
-            with os.fdopen(fd, "wb") as stream:
-                stream.write(data)
-            os.replace(partial, cached)  # whole or not at all, whoever else writes it
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(partial)
+        write_atomically(cached, data.decode())  # whole or not at all, whoever else writes it
     return data
 
 
