@@ -119,3 +119,41 @@ def test_writes_in_place_are_judged_by_looks_alone_where_one_call_could_be_atomi
     with file_watch.TornStateWatcher(str(target), contents) as watcher:
         _write_in_place(target, contents[1])
     assert not watcher.torn, watcher.report()
+
+
+# --- watch_writes_in_place: which race a test can judge ---------------------------------------
+
+
+def test_writes_into_a_file_are_heard_through_any_spelling(tmp_path: Path) -> None:
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dlink").symlink_to("dir")
+    target = tmp_path / "dir" / "f.txt"
+    with file_watch.watch_writes_in_place(str(target)) as heard:
+        assert heard() is False
+        (tmp_path / "dlink" / "f.txt").write_bytes(b"created in place through a link")
+        assert heard() is True
+        assert heard() is True, "once heard, always heard"
+
+
+def test_a_replacement_by_rename_and_other_names_are_not_heard(tmp_path: Path) -> None:
+    target = tmp_path / "f.txt"
+    target.write_bytes(b"old")
+    with file_watch.watch_writes_in_place(str(target)) as heard:
+        temp = tmp_path / ".f.txt.tmp"
+        temp.write_bytes(b"new" * 100_000)
+        temp.replace(target)
+        (tmp_path / "f.txt.bak").write_bytes(b"a neighbour")
+        assert heard() is False
+        with target.open("ab") as handle:  # and the watch still hears a write in place after
+            handle.write(b"appended")
+        assert heard() is True
+
+
+def test_without_inotify_a_write_in_place_cannot_be_told(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(file_watch, "_inotify", lambda path, mask: None)
+    target = tmp_path / "f.txt"
+    with file_watch.watch_writes_in_place(str(target)) as heard:
+        target.write_bytes(b"in place")
+        assert heard() is None

@@ -22,6 +22,8 @@ SAMPLE = [
     ("WRITE-EOL-02", "WRITE-BOM-01", "write_drops_bom", "write_doubles_cr"),
     ("GREP-PRES-03", "GREP-ARG-01", "grep_accepts_bad_limit", "grep_vague_errors"),
     ("GLOB-PRES-03", "GLOB-ARG-01", "grep_accepts_bad_limit", "grep_vague_errors"),
+    # racing writes into the file in place interleave or not by timing: not judged, every run
+    ("WRITE-QUEUE-01", "WRITE-ATOMIC-01", "write_naive", "write_no_lock"),
 ]
 
 

@@ -405,7 +405,6 @@ DEVIATIONS = [
             "test_write.py::test_concurrent_writes_never_tear",
             "test_write.py::test_cancelled_write_leaves_old_or_new",
             "WRITE-QUEUE-02",
-            "test_write.py::test_aliases_serialise",
         ),
         in_place_writes,
     ),

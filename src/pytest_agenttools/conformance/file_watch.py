@@ -10,7 +10,10 @@ runs:
   even when the reading thread was not scheduled in time;
 - ``watch_opens(path)`` and ``watch_new_entries(directory)`` say when the implementation has
   opened a file or created an entry in a directory (inotify on Linux, polling elsewhere), so a
-  second call is sent exactly while the first is in the middle of its work.
+  second call is sent exactly while the first is in the middle of its work;
+- ``watch_writes_in_place(path)`` says whether anything wrote into the file itself rather than
+  replacing it: a race between writes in place is decided by timing, so a test whose verdict
+  would depend on it is blocked by the atomicity clause instead.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ IN_MODIFY = 0x2
 IN_OPEN = 0x20
 IN_MOVED_TO = 0x80
 IN_CREATE = 0x100
+IN_Q_OVERFLOW = 0x4000
 _EVENT = struct.Struct("iIII")
 SAMPLES = 9
 POLL_PAUSE_S = 0.0002
@@ -283,3 +287,30 @@ def watch_new_entries(
         return False
 
     yield poll
+
+
+@contextlib.contextmanager
+def watch_writes_in_place(path: str) -> Iterator[Callable[[], bool | None]]:
+    """Yield ``heard() -> bool | None``: whether some process has written into ``path`` itself
+    (inotify's IN_MODIFY on its name, in whichever spelling it was reached) since the watch
+    began; None where that cannot be told (no inotify, or the kernel's queue overflowed).
+
+    Consecutive writes into one name are merged by the kernel into one event, so even a large
+    write in place queues only a few; a replacement by rename writes only to another name."""
+    watcher = _inotify(os.path.dirname(path) or ".", IN_MODIFY)
+    if watcher is None:
+        yield lambda: None
+        return
+    name = os.path.basename(path)
+    heard: list[str] = []
+
+    def written() -> bool | None:
+        heard.extend(watcher.names(IN_MODIFY | IN_Q_OVERFLOW))
+        if name in heard:
+            return True
+        return None if "" in heard else False
+
+    try:
+        yield written
+    finally:
+        watcher.close()
