@@ -3,11 +3,8 @@ the order in which the command wrote them is lost."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from pytest_agenttools.implementations.broken._table import Broken
-from pytest_agenttools.implementations.reference.bash import BashOps
-from pytest_agenttools.implementations.reference.processes import CommandProcess
+from pytest_agenttools.implementations.broken._wrapped_bash import wrapped_bash
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
 #: the command (in a subshell, so that its own `exit` still reaches the end) with its standard
@@ -21,16 +18,8 @@ rm -f "$__err"
 exit $__status"""
 
 
-class Split(BashOps):
-    def spawn(
-        self, command: str, cwd: str, env: Mapping[str, str], *, keepalive: bool, grace: float
-    ) -> CommandProcess:
-        split = SPLIT.format(command=command)
-        return super().spawn(split, cwd, env, keepalive=keepalive, grace=grace)
-
-
 def create() -> ReferenceTools:
-    return ReferenceTools(ops={"bash": Split()})
+    return wrapped_bash(SPLIT)
 
 
 BROKEN = Broken(

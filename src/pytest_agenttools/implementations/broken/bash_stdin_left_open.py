@@ -4,11 +4,8 @@ input (``cat``, a prompt, ``read``) waits for input that never comes, until its 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from pytest_agenttools.implementations.broken._table import Broken
-from pytest_agenttools.implementations.reference.bash import BashOps
-from pytest_agenttools.implementations.reference.processes import CommandProcess
+from pytest_agenttools.implementations.broken._wrapped_bash import wrapped_bash
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
 #: the command with its stdin from a pipe whose writer stays silent (for 30 s, so nothing of
@@ -16,16 +13,8 @@ from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 OPEN_PIPE = "{{\n{command}\n}} < <(exec sleep 30)"
 
 
-class StdinLeftOpen(BashOps):
-    def spawn(
-        self, command: str, cwd: str, env: Mapping[str, str], *, keepalive: bool, grace: float
-    ) -> CommandProcess:
-        wrapped = OPEN_PIPE.format(command=command)
-        return super().spawn(wrapped, cwd, env, keepalive=keepalive, grace=grace)
-
-
 def create() -> ReferenceTools:
-    return ReferenceTools(ops={"bash": StdinLeftOpen()})
+    return wrapped_bash(OPEN_PIPE)
 
 
 BROKEN = Broken(

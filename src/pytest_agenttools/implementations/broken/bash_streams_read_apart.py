@@ -5,11 +5,8 @@ works so. Its defect must fail every run, not only the runs in which the order c
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from pytest_agenttools.implementations.broken._table import Broken
-from pytest_agenttools.implementations.reference.bash import BashOps
-from pytest_agenttools.implementations.reference.processes import CommandProcess
+from pytest_agenttools.implementations.broken._wrapped_bash import wrapped_bash
 from pytest_agenttools.implementations.reference.toolbox import ReferenceTools
 
 #: the command's standard error is a second pipe, copied into the output by its own reader
@@ -21,16 +18,8 @@ wait $! 2>/dev/null
 exit $__status"""
 
 
-class ReadApart(BashOps):
-    def spawn(
-        self, command: str, cwd: str, env: Mapping[str, str], *, keepalive: bool, grace: float
-    ) -> CommandProcess:
-        apart = APART.format(command=command)
-        return super().spawn(apart, cwd, env, keepalive=keepalive, grace=grace)
-
-
 def create() -> ReferenceTools:
-    return ReferenceTools(ops={"bash": ReadApart()})
+    return wrapped_bash(APART)
 
 
 BROKEN = Broken(
