@@ -4,11 +4,14 @@
     python scripts/stress_flips.py --runs 1 --clauses ROBUST-LINE-02,BASH-OUT-03
     python scripts/stress_flips.py --targets reference,reference-stdio
 
-Targets: the reference in process and over stdio, each alternative, and the `agenttools init`
-Python skeleton (its first run, with its expectations file). Each target runs ``--runs`` times
-quiet and as many times with ``--stress N``; a clause flips when its verdicts across those runs
-are not all the same. A verdict that depends on load is a defect of the kit (docs/spec.md:
-no verdict may depend on how busy the machine is); this prints each flip and the count.
+Targets: the reference in process and over stdio, each alternative, the `agenttools init`
+Python skeleton (its first run, with its expectations file), and four wrong implementations
+written the obvious way (`benchmarks/naive_rwe.py` and the broken package's naive bash, grep and
+glob): a race must fail a wrong implementation every run, not now and then. Each target runs
+``--runs`` times quiet and as many times with ``--stress N``; a clause flips when its verdicts
+across those runs are not all the same. A verdict that depends on load is a defect of the kit
+(docs/spec.md: no verdict may depend on how busy the machine is); this prints each flip and the
+count.
 """
 
 from __future__ import annotations
@@ -26,7 +29,9 @@ from pathlib import Path
 from pytest_agenttools.implementations.alternatives import alternative_implementations
 
 BIN = Path(sys.executable).parent
+REPO = Path(__file__).resolve().parents[1]
 REFERENCE = "pytest_agenttools.implementations.reference:create"
+BROKEN = "pytest_agenttools.implementations.broken"
 
 
 def targets(skeleton_dir: Path) -> dict[str, list[str]]:
@@ -49,6 +54,9 @@ def targets(skeleton_dir: Path) -> dict[str, list[str]]:
         "--expectations",
         str(where / "expectations.toml"),
     ]
+    found["naive-read-write-edit"] = ["--impl", f"{REPO / 'benchmarks' / 'naive_rwe.py'}:create"]
+    for tool in ("bash", "grep", "glob"):
+        found[f"{tool}-naive"] = ["--impl", f"{BROKEN}.{tool}_naive:create"]
     return found
 
 
