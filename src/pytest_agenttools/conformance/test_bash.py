@@ -34,6 +34,7 @@ from pytest_agenttools.harness.assertions import (
     expect_ok,
     masked_text,
     precondition,
+    shown,
 )
 from pytest_agenttools.harness.clock import scaled
 from pytest_agenttools.harness.markers import clause, long
@@ -52,9 +53,17 @@ BAD_IDS = ["missing", "int", "list", "empty", "blank", "background-string", "unk
 
 
 def expect_refused(result: Any, ws: Workspace, what: str) -> None:
-    """An error result whose observation says nothing ran, and no trace of the command."""
+    """An error result whose observation says nothing ran, and no trace of the command.
+
+    A command that was started and then ended (timed out, aborted) was not refused, whether or
+    not it got as far as leaving its trace: a timeout that fires at once must fail every run,
+    not only the runs in which the command was quicker than the kill."""
     expect_error(result, what=what)
     obs = bash_obs(result)
+    assert not obs.timed_out and not obs.aborted, (
+        f"{what}: the command was started and then ended (timed_out={obs.timed_out}, "
+        f"aborted={obs.aborted}), not refused: {shown(result)}"
+    )
     assert not obs.running and obs.exit_code is None and not obs.background, (
         f"{what}: a refused call's observation must say that nothing ran: {dict(obs.raw)}"
     )
