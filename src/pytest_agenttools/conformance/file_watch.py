@@ -71,7 +71,7 @@ class TornStateWatcher:
     torn: list[str] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
-    _writes: _Inotify | None = None
+    _writes: _WritesInPlace | None = None
 
     def __post_init__(self) -> None:
         self._by_size = {len(c): c for c in self.allowed}
@@ -82,7 +82,7 @@ class TornStateWatcher:
         if all(len(c) > IN_PLACE_MIN for c in self.allowed) and len(
             {c[:1] for c in self.allowed}
         ) == len(self.allowed):
-            self._writes = _inotify(os.path.dirname(self.path) or ".", IN_MODIFY)
+            self._writes = _WritesInPlace(self.path)
         self._thread = threading.Thread(target=self._run, name="torn-state-watcher", daemon=True)
         self._thread.start()
         return self
@@ -109,13 +109,10 @@ class TornStateWatcher:
             self.torn.append(problem)
 
     def _hear_writes(self) -> None:
-        if self._writes is None:
-            return
-        name = os.path.basename(self.path)
-        if any(n == name for n in self._writes.names(IN_MODIFY)):
+        if self._writes is not None and self._writes.since_last():
             self._record(
-                f"{name} was written in place (inotify IN_MODIFY on it): between its system "
-                "calls a reader sees neither the old content nor the new"
+                f"{os.path.basename(self.path)} was written in place (inotify IN_MODIFY on it): "
+                "between its system calls a reader sees neither the old content nor the new"
             )
 
     def look(self) -> str | None:
@@ -289,28 +286,50 @@ def watch_new_entries(
     yield poll
 
 
+class _WritesInPlace:
+    """Hears writes into ``path`` itself: inotify's IN_MODIFY on its name in its directory,
+    whichever spelling reached it. Consecutive writes into one name are merged by the kernel
+    into one event, so even a large write in place queues only a few; a replacement by rename
+    writes only to another name."""
+
+    def __init__(self, path: str) -> None:
+        self._name = os.path.basename(path)
+        self._watcher = _inotify(os.path.dirname(path) or ".", IN_MODIFY)
+        #: a write in place was heard at some point; the kernel's queue overflowed at some point
+        self.ever = False
+        self.overflowed = False
+
+    def since_last(self) -> bool:
+        """Whether a write into the file was heard since the last time this was asked."""
+        if self._watcher is None:
+            return False
+        names = self._watcher.names(IN_MODIFY | IN_Q_OVERFLOW)
+        self.overflowed = self.overflowed or "" in names
+        now = self._name in names
+        self.ever = self.ever or now
+        return now
+
+    def heard(self) -> bool | None:
+        """Whether a write into the file was heard since the watch began; None where that
+        cannot be told (no inotify, or the queue overflowed before one was heard)."""
+        self.since_last()
+        if self.ever:
+            return True
+        return None if self._watcher is None or self.overflowed else False
+
+    def close(self) -> None:
+        if self._watcher is not None:
+            self._watcher.close()
+            self._watcher = None
+
+
 @contextlib.contextmanager
 def watch_writes_in_place(path: str) -> Iterator[Callable[[], bool | None]]:
     """Yield ``heard() -> bool | None``: whether some process has written into ``path`` itself
-    (inotify's IN_MODIFY on its name, in whichever spelling it was reached) since the watch
-    began; None where that cannot be told (no inotify, or the kernel's queue overflowed).
-
-    Consecutive writes into one name are merged by the kernel into one event, so even a large
-    write in place queues only a few; a replacement by rename writes only to another name."""
-    watcher = _inotify(os.path.dirname(path) or ".", IN_MODIFY)
-    if watcher is None:
-        yield lambda: None
-        return
-    name = os.path.basename(path)
-    heard: list[str] = []
-
-    def written() -> bool | None:
-        heard.extend(watcher.names(IN_MODIFY | IN_Q_OVERFLOW))
-        if name in heard:
-            return True
-        return None if "" in heard else False
-
+    since the watch began; None where that cannot be told (no inotify, or the kernel's queue
+    overflowed)."""
+    writes = _WritesInPlace(path)
     try:
-        yield written
+        yield writes.heard
     finally:
-        watcher.close()
+        writes.close()
